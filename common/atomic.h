@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * atomic.h - atomic_t, cmpxchg() and xchg() under the kernel's names.
+ *
+ * Real backend: GCC/Clang __atomic builtins on a plain int, which is what
+ * C11 atomics compile to and what ThreadSanitizer understands.  Ordering
+ * follows the kernel: operations that return nothing (atomic_inc, ...) and
+ * atomic_read/atomic_set are relaxed; every operation that returns a value
+ * derived from the update (atomic_dec_and_test, atomic_inc_return,
+ * cmpxchg, xchg) is fully ordered.
+ *
+ * Harness backend: each operation is first a scheduling point of the race
+ * reproducer, labelled "<caller>.<op>" (see race_hooks.h).
+ *
+ * Every operation that sees the old value also checks it against the slab
+ * poison: an atomic on freed memory is reported with who freed it.
+ */
+#ifndef KIT_ATOMIC_H
+#define KIT_ATOMIC_H
+
+#include "compiler.h"
+#include "race_hooks.h"
+#include "poison.h"
+
+typedef struct {
+	int counter;
+} atomic_t;
+
+#define ATOMIC_INIT(i)	{ (i) }
+
+void slab_report_poisoned(const volatile void *addr, const char *fn,
+			  const char *what);
+
+/* Report an atomic that found the free poison where a counter should be. */
+static inline void __atomic_poison_check(const volatile void *addr, int old,
+					 const char *fn, const char *what)
+{
+	if (unlikely(old == (int)POISON_FREE_INT))
+		slab_report_poisoned(addr, fn, what);
+}
+
+/* One atomic read-modify-write: a scheduling point, the update, the value. */
+#define __ATOMIC_RMW(v, fn, what, op, delta, order) ({			\
+	int __old;							\
+	race_access(fn, what, &(v)->counter);				\
+	__old = op(&(v)->counter, (delta), (order));			\
+	race_seen(__old);						\
+	__atomic_poison_check(&(v)->counter, __old, fn, what);		\
+	__old;								\
+})
+
+static inline int kit_atomic_read(const atomic_t *v, const char *fn __maybe_unused)
+{
+	int val;
+
+	race_access(fn, "read", &v->counter);
+	val = __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+	race_seen(val);
+	__atomic_poison_check(&v->counter, val, fn, "read");
+	return val;
+}
+
+static inline void kit_atomic_set(atomic_t *v, int i, const char *fn __maybe_unused)
+{
+	race_access(fn, "set", &v->counter);
+	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+	race_seen(i);
+}
+
+static inline int kit_atomic_fetch_add(atomic_t *v, int i, const char *fn,
+				     const char *what, int order)
+{
+	return __ATOMIC_RMW(v, fn, what, __atomic_fetch_add, i, order);
+}
+
+static inline int kit_atomic_cmpxchg(atomic_t *v, int old, int new,
+				   const char *fn __maybe_unused)
+{
+	int cur = old;
+
+	race_access(fn, "cmpxchg", &v->counter);
+	__atomic_compare_exchange_n(&v->counter, &cur, new, 0,
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	race_seen(cur);
+	__atomic_poison_check(&v->counter, cur, fn, "cmpxchg");
+	return cur;
+}
+
+/**
+ * atomic_read - the counter's value at some instant
+ *
+ * Guarantees: one untorn load; no ordering against other accesses.
+ */
+#define atomic_read(v)		kit_atomic_read((v), __func__)
+
+/**
+ * atomic_set - store @i into the counter
+ *
+ * Guarantees: one untorn store; no ordering.
+ */
+#define atomic_set(v, i)	kit_atomic_set((v), (i), __func__)
+
+/**
+ * atomic_inc / atomic_dec / atomic_add / atomic_sub - update in place
+ *
+ * Guarantees: the update is atomic (no lost updates); no ordering.
+ */
+#define atomic_inc(v)	((void)kit_atomic_fetch_add((v), 1, __func__, "inc", __ATOMIC_RELAXED))
+#define atomic_dec(v)	((void)kit_atomic_fetch_add((v), -1, __func__, "dec", __ATOMIC_RELAXED))
+#define atomic_add(i, v) ((void)kit_atomic_fetch_add((v), (i), __func__, "add", __ATOMIC_RELAXED))
+#define atomic_sub(i, v) ((void)kit_atomic_fetch_add((v), -(i), __func__, "sub", __ATOMIC_RELAXED))
+
+/**
+ * atomic_inc_return / atomic_dec_return / atomic_add_return - update, and
+ * return the new value
+ *
+ * Guarantees: atomic and fully ordered (a full barrier on each side).
+ */
+#define atomic_inc_return(v)	 (kit_atomic_fetch_add((v), 1, __func__, "inc_return", __ATOMIC_SEQ_CST) + 1)
+#define atomic_dec_return(v)	 (kit_atomic_fetch_add((v), -1, __func__, "dec_return", __ATOMIC_SEQ_CST) - 1)
+#define atomic_add_return(i, v) ({ int __i = (i); \
+	kit_atomic_fetch_add((v), __i, __func__, "add_return", __ATOMIC_SEQ_CST) + __i; })
+
+/**
+ * atomic_dec_and_test - decrement; true iff the counter became 0
+ *
+ * Guarantees: atomic and fully ordered; exactly one of several concurrent
+ * callers that bring the counter from 1 to 0 sees true.
+ */
+#define atomic_dec_and_test(v) \
+	(kit_atomic_fetch_add((v), -1, __func__, "dec_and_test", __ATOMIC_SEQ_CST) == 1)
+
+/**
+ * atomic_cmpxchg - if the counter equals @old, set it to @new
+ *
+ * Returns the value found.  It equals @old iff the exchange happened.
+ * Guarantees: atomic and fully ordered, whether or not it exchanged.
+ */
+#define atomic_cmpxchg(v, old, new)	kit_atomic_cmpxchg((v), (old), (new), __func__)
+
+/**
+ * cmpxchg - compare-and-exchange on any int-sized or pointer lvalue
+ * @ptr: where
+ * @old: the value expected
+ * @new: the value stored when *@ptr == @old
+ *
+ * Returns the value found at *@ptr, as the processor's instruction does:
+ * the exchange happened iff the result equals @old.  Fully ordered.
+ */
+#define cmpxchg(ptr, old, new) ({					\
+	__typeof__(*(ptr)) __cur = (old);				\
+	race_access(__func__, "cmpxchg", (ptr));			\
+	__atomic_compare_exchange_n((ptr), &__cur, (new), 0,		\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+	race_seen((long)__cur);						\
+	__cur;								\
+})
+
+/**
+ * xchg - store @new at *@ptr and return what was there
+ *
+ * Guarantees: atomic and fully ordered.
+ */
+#define xchg(ptr, new) ({						\
+	__typeof__(*(ptr)) __prev;					\
+	race_access(__func__, "xchg", (ptr));				\
+	__prev = __atomic_exchange_n((ptr), (new), __ATOMIC_SEQ_CST);	\
+	race_seen((long)__prev);					\
+	__prev;								\
+})
+
+#endif /* KIT_ATOMIC_H */

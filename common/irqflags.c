@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * irqflags.c - the per-thread stack of signal masks behind local_irq_save().
+ */
+#include <signal.h>
+#include <pthread.h>
+
+#include "bug.h"
+#include "irqflags.h"
+
+static __thread sigset_t saved_mask[IRQ_SAVE_DEPTH];
+static __thread unsigned long depth;
+
+unsigned long __local_irq_save(void)
+{
+	sigset_t all;
+
+	BUG_ON(depth >= IRQ_SAVE_DEPTH);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved_mask[depth]);
+	return depth++;
+}
+
+void __local_irq_restore(unsigned long flags)
+{
+	BUG_ON(flags + 1 != depth);
+	depth = flags;
+	pthread_sigmask(SIG_SETMASK, &saved_mask[flags], NULL);
+}
+
+int irqs_disabled(void)
+{
+	return depth > 0;
+}

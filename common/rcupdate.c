@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rcupdate.c - the two backends of the kit's RCU.
+ */
+#include <stddef.h>
+
+#ifndef CONFIG_RACE_HARNESS
+/*
+ * liburcu names its own callback type "struct rcu_head" too.  Seen from this
+ * file only, it is renamed: the kit's rcu_head starts with room for it.
+ */
+#define rcu_head urcu_rcu_head
+#include <urcu/urcu-memb.h>
+#undef rcu_head
+#undef rcu_dereference		/* the kit defines its own */
+#undef rcu_assign_pointer
+#endif
+
+#include "bug.h"
+#include "rcupdate.h"
+
+#ifdef CONFIG_RACE_HARNESS
+
+void __rcu_read_lock(const char *fn)	{ race_rcu_read_lock(fn); }
+void __rcu_read_unlock(const char *fn)	{ race_rcu_read_unlock(fn); }
+void __synchronize_rcu(const char *fn)	{ race_synchronize_rcu(fn); }
+void __rcu_barrier(const char *fn)	{ race_rcu_barrier(fn); }
+void rcu_register_thread(void)		{ }
+void rcu_unregister_thread(void)	{ }
+
+void __call_rcu(struct rcu_head *head, rcu_callback_t func, const char *fn)
+{
+	head->func = func;
+	race_call_rcu(fn, head, func);
+}
+
+#else /* real backend: liburcu-memb */
+
+_Static_assert(sizeof(struct urcu_rcu_head) <= offsetof(struct rcu_head, func),
+	       "struct rcu_head must hold liburcu's callback node");
+
+#ifdef CONFIG_KIT_TSAN
+#include <sanitizer/tsan_interface.h>
+/* The address TSan's release/acquire pairs meet on. */
+static char grace_period_token;
+#define tsan_release_token()	__tsan_release(&grace_period_token)
+/*
+ * liburcu is not built with TSan: what it does with malloc/free inside its
+ * own threads (rcu_barrier's bookkeeping) is invisible and reported falsely.
+ * This silences only calls made by liburcu itself, not the kit's callbacks.
+ */
+const char *__tsan_default_suppressions(void);
+const char *__tsan_default_suppressions(void)
+{
+	return "called_from_lib:liburcu-memb.so\n";
+}
+#define tsan_acquire_token()	__tsan_acquire(&grace_period_token)
+#else
+#define tsan_release_token()	do { } while (0)
+#define tsan_acquire_token()	do { } while (0)
+#endif
+
+void rcu_register_thread(void)
+{
+	urcu_memb_register_thread();
+}
+
+void rcu_unregister_thread(void)
+{
+	urcu_memb_unregister_thread();
+}
+
+void __rcu_read_lock(const char *fn __maybe_unused)
+{
+	urcu_memb_read_lock();
+}
+
+void __rcu_read_unlock(const char *fn __maybe_unused)
+{
+	tsan_release_token();
+	urcu_memb_read_unlock();
+}
+
+void __synchronize_rcu(const char *fn __maybe_unused)
+{
+	urcu_memb_synchronize_rcu();
+	tsan_acquire_token();
+}
+
+/* liburcu calls this after the grace period; it calls the kit's callback. */
+static void rcu_callback_trampoline(struct urcu_rcu_head *uhead)
+{
+	struct rcu_head *head = (struct rcu_head *)uhead;
+
+	tsan_acquire_token();
+	head->func(head);
+}
+
+void __call_rcu(struct rcu_head *head, rcu_callback_t func,
+		const char *fn __maybe_unused)
+{
+	head->func = func;
+	urcu_memb_call_rcu((struct urcu_rcu_head *)head, rcu_callback_trampoline);
+}
+
+void __rcu_barrier(const char *fn __maybe_unused)
+{
+	urcu_memb_barrier();
+	tsan_acquire_token();
+}
+
+#endif /* CONFIG_RACE_HARNESS */

@@ -1,0 +1,89 @@
+# mk/build.mk -- how the kit's programs are built.  Included by Makefile.
+#
+# Everything goes out of tree, under $(BUILD)/<impl>/<variant>/:
+#   plain  -O2 -g                               Criterion unit tests
+#   asan   AddressSanitizer + UBSan             Criterion unit tests, stress
+#   tsan   ThreadSanitizer                      plain stress programs (Criterion
+#                                               aborts under TSan, Criterion#274)
+#   race   ASan + CONFIG_RACE_HARNESS           the race reproducer's scenarios
+#
+# Per lab N, from tests/labN/:
+#   test_*.c   Criterion tests   -> $(B)/plain/labN/unit, $(B)/asan/labN/unit
+#   tsan_*.c   one program each  -> $(B)/tsan/labN/tsan_*
+#   race_*.c   scenarios         -> $(B)/race/labN/race (with common/race/)
+# The lab's own sources are every .c in $(IMPL)/$(LAB_N)/.
+
+BUILD   ?= build
+B       := $(BUILD)/$(subst /,_,$(patsubst %/,%,$(IMPL)))
+VARIANTS := plain asan tsan race
+
+KIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -pthread -MMD -MP \
+	-Icommon $(foreach n,$(LABS),-I$(IMPL)/$(LAB_$(n)))
+CFLAGS_plain := -O2
+CFLAGS_asan  := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined
+CFLAGS_tsan  := -O1 -fno-omit-frame-pointer -fsanitize=thread
+CFLAGS_race  := -O1 -fno-omit-frame-pointer -fsanitize=address \
+	-DCONFIG_RACE_HARNESS
+KIT_LDLIBS   := -lurcu-memb -pthread
+
+COMMON_SRC := $(wildcard common/*.c)
+RACE_SRC   := $(wildcard common/race/*.c)
+
+# objs VARIANT, SOURCES
+objs = $(patsubst %.c,$(B)/$(1)/obj/%.o,$(2))
+lab_src = $(wildcard $(IMPL)/$(LAB_$(1))/*.c)
+lab_unit_bin = $(B)/$(1)/lab$(2)/unit
+lab_tsan_bins = $(patsubst tests/lab$(1)/%.c,$(B)/tsan/lab$(1)/%,$(wildcard tests/lab$(1)/tsan_*.c))
+lab_race_bin = $(if $(wildcard tests/lab$(1)/race_*.c),$(B)/race/lab$(1)/race)
+
+define variant_rules
+$(B)/$(1)/obj/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(KIT_CFLAGS) $$(CFLAGS_$(1)) $$(CFLAGS) -c $$< -o $$@
+endef
+$(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
+
+# unit_rules LAB, VARIANT
+define unit_rules
+$(call lab_unit_bin,$(2),$(1)): $(call objs,$(2),$(wildcard tests/lab$(1)/test_*.c) $(call lab_src,$(1)) $(COMMON_SRC)) | deps-ok
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_$(2)) -o $$@ $$^ -lcriterion $$(KIT_LDLIBS)
+endef
+
+define lab_rules
+$(foreach v,plain asan,$(eval $(call unit_rules,$(1),$(v))))
+
+$(B)/tsan/lab$(1)/tsan_%: $(call objs,tsan,tests/lab$(1)/tsan_%.c $(call lab_src,$(1)) $(COMMON_SRC)) | deps-ok
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_tsan) -o $$@ $$^ $$(KIT_LDLIBS)
+
+$(B)/race/lab$(1)/race: $(call objs,race,$(wildcard tests/lab$(1)/race_*.c) $(call lab_src,$(1)) $(COMMON_SRC) $(RACE_SRC)) | deps-ok
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_race) -o $$@ $$^ $$(KIT_LDLIBS)
+
+build-lab-$(1): $(call lab_unit_bin,plain,$(1)) $(call lab_unit_bin,asan,$(1)) \
+	$(call lab_tsan_bins,$(1)) $(call lab_race_bin,$(1))
+endef
+$(foreach n,$(LABS),$(eval $(call lab_rules,$(n))))
+
+.PHONY: deps-ok
+deps-ok:
+	@bash tools/deps.sh verify
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# The kit's own tests of common/: tests/common/test_*.c and tsan_*.c.
+$(foreach v,plain asan,$(eval $(B)/$(v)/common/unit: \
+	$(call objs,$(v),$(wildcard tests/common/test_*.c) $(COMMON_SRC)) | deps-ok ; \
+	@mkdir -p $$(@D) ; $$(CC) $$(CFLAGS_$(v)) -o $$@ $$^ -lcriterion $$(KIT_LDLIBS)))
+
+$(B)/tsan/common/tsan_%: $(call objs,tsan,tests/common/tsan_%.c $(COMMON_SRC)) | deps-ok
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_tsan) -o $@ $^ $(KIT_LDLIBS)
+
+common_bins = $(B)/plain/common/unit $(B)/asan/common/unit \
+	$(patsubst tests/common/%.c,$(B)/tsan/common/%,$(wildcard tests/common/tsan_*.c))
+
+.PHONY: build-common
+build-common: $(common_bins)
