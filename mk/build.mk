@@ -1,6 +1,7 @@
 # mk/build.mk -- how the kit's programs are built.  Included by Makefile.
 #
-# Everything goes out of tree, under $(BUILD)/<impl>/<variant>/:
+# Everything goes out of tree, under $(BUILD)/<impl>/<variant>/ (common/'s
+# objects under $(BUILD)/common/<variant>/):
 #   plain  -O2 -g                               Criterion unit tests
 #   asan   AddressSanitizer + UBSan             Criterion unit tests, stress
 #   tsan   ThreadSanitizer                      plain stress programs (Criterion
@@ -17,8 +18,8 @@ BUILD   ?= build
 B       := $(BUILD)/$(subst /,_,$(patsubst %/,%,$(IMPL)))
 VARIANTS := plain asan tsan race
 
-KIT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -pthread -MMD -MP \
-	-Icommon $(foreach n,$(LABS),-I$(IMPL)/$(LAB_$(n)))
+COMMON_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -pthread -MMD -MP -Icommon
+KIT_CFLAGS := $(COMMON_CFLAGS) $(foreach n,$(LABS),-I$(IMPL)/$(LAB_$(n)))
 CFLAGS_plain := -O2
 CFLAGS_asan  := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined
@@ -30,8 +31,10 @@ KIT_LDLIBS   := -lurcu-memb -pthread
 COMMON_SRC := $(wildcard common/*.c)
 RACE_SRC   := $(wildcard common/race/*.c)
 
-# objs VARIANT, SOURCES
-objs = $(patsubst %.c,$(B)/$(1)/obj/%.o,$(2))
+# objs VARIANT, SOURCES: common/ does not depend on IMPL, so its objects
+# are shared by every tree (labs, solutions, the known-wrong variants).
+objs = $(patsubst %.c,$(B)/$(1)/obj/%.o,$(filter-out common/%,$(2))) \
+	$(patsubst %.c,$(BUILD)/common/$(1)/%.o,$(filter common/%,$(2)))
 lab_src = $(wildcard $(IMPL)/$(LAB_$(1))/*.c)
 lab_unit_bin = $(B)/$(1)/lab$(2)/unit
 lab_tsan_bins = $(patsubst tests/lab$(1)/%.c,$(B)/tsan/lab$(1)/%,$(wildcard tests/lab$(1)/tsan_*.c))
@@ -41,6 +44,10 @@ define variant_rules
 $(B)/$(1)/obj/%.o: %.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(KIT_CFLAGS) $$(CFLAGS_$(1)) $$(CFLAGS) -c $$< -o $$@
+
+$(BUILD)/common/$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(COMMON_CFLAGS) $$(CFLAGS_$(1)) $$(CFLAGS) -c $$< -o $$@
 endef
 $(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
 
