@@ -25,6 +25,7 @@ ifeq ($(origin CC),default)
 CC      := clang
 endif
 PYTHON  ?= python3
+.DEFAULT_GOAL := help
 
 include mk/build.mk
 
