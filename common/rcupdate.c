@@ -58,6 +58,8 @@ const char *__tsan_default_suppressions(void)
 #else
 #define tsan_release_token()	do { } while (0)
 #define tsan_acquire_token()	do { } while (0)
+#define __tsan_release(addr)	do { } while (0)
+#define __tsan_acquire(addr)	do { } while (0)
 #endif
 
 void rcu_register_thread(void)
@@ -92,7 +94,8 @@ static void rcu_callback_trampoline(struct urcu_rcu_head *uhead)
 {
 	struct rcu_head *head = (struct rcu_head *)uhead;
 
-	tsan_acquire_token();
+	__tsan_acquire(head);		/* call_rcu() happened before this */
+	tsan_acquire_token();		/* so did every finished reader */
 	head->func(head);
 }
 
@@ -100,6 +103,8 @@ void __call_rcu(struct rcu_head *head, rcu_callback_t func,
 		const char *fn __maybe_unused)
 {
 	head->func = func;
+	/* liburcu's queue is invisible to TSan: hand the object over here. */
+	__tsan_release(head);
 	urcu_memb_call_rcu((struct urcu_rcu_head *)head, rcu_callback_trampoline);
 }
 
