@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scenario.h - how a lab declares a race scenario for the reproducer.
+ *
+ * A scenario is a small concurrent program: a setup, two to four thread
+ * functions, a final check and a teardown.  The reproducer runs it many
+ * times, one thread at a time, switching threads only at the scheduling
+ * points of common/ (atomics, READ_ONCE/WRITE_ONCE, spin_lock, RCU, kfree):
+ * every run is one interleaving, chosen by a strategy (dfs, pct, random,
+ * or a script), and every run starts from a fresh setup.
+ *
+ * Declaring one (tests/labN/race_*.c):
+ *
+ *	static void setup(void)    { cache_init(); cache_insert(1); }
+ *	static void lookup(void)   { ... cache_lookup(1) ... }
+ *	static void remove(void)   { cache_remove(1); }
+ *	static const char *check(void) { return NULL; }  (NULL: it holds)
+ *	static void teardown(void) { cache_destroy(); }
+ *
+ *	RACE_SCENARIO(lookup_vs_remove) = {
+ *		.name     = "lookup_vs_remove",
+ *		.summary  = "cache_lookup and cache_remove of the same key",
+ *		.expect   = RACE_MUST_HOLD,
+ *		.setup    = setup,
+ *		.threads  = { lookup, remove },
+ *		.check    = check,
+ *		.teardown = teardown,
+ *		.bound    = 2,
+ *	};
+ *
+ * Rules for the functions:
+ *  - threads touch shared state only through common/ primitives, so that
+ *    every access is a point the reproducer can switch at;
+ *  - setup() and teardown() run alone, outside any interleaving; objects
+ *    that teardown() leaves allocated are reported as a leak;
+ *  - keep all state in static variables that setup() re-initialises: the
+ *    same process runs thousands of executions in a row.
+ *
+ * Expectations: RACE_MUST_HOLD (correct code: no verdict in any execution
+ * explored; dfs must exhaust the space within .bound preemptions) or
+ * RACE_MUST_FAIL (a historical bug kept on purpose: some execution must end
+ * in the verdict named by .verdict).
+ *
+ * Verdict kinds: "use-after-free", "warn" (WARN_ON fired, e.g. kref_get's
+ * increment from 0), "underflow", "double-free", "leak", "deadlock",
+ * "livelock", "check" (the scenario's check failed), "bug" (BUG_ON),
+ * "crash" (a signal or a sanitizer report).
+ */
+#ifndef KIT_RACE_SCENARIO_H
+#define KIT_RACE_SCENARIO_H
+
+#define RACE_MAX_THREADS	4
+
+enum race_expect {
+	RACE_MUST_HOLD,
+	RACE_MUST_FAIL,
+};
+
+/**
+ * struct race_scenario - one concurrent program and what it must show
+ * @name:      identifier, unique in the lab; names the schedule file
+ * @summary:   one line for listings and timelines
+ * @expect:    RACE_MUST_HOLD or RACE_MUST_FAIL
+ * @verdict:   for RACE_MUST_FAIL, the verdict kind that counts as "shown"
+ *             (NULL: any verdict)
+ * @setup:     builds the shared state, alone; may be NULL
+ * @threads:   the thread functions, T1 first; unused slots are NULL
+ * @check:     after every thread has finished: NULL if the invariant holds,
+ *             else a message saying what is wrong; may be NULL
+ * @teardown:  frees everything setup() and the threads left; may be NULL
+ * @bound:     preemption bound dfs raises to (0 means the default, 2)
+ * @max_steps: step cap of one execution (0: 10000), the livelock oracle
+ */
+struct race_scenario {
+	const char *name;
+	const char *summary;
+	enum race_expect expect;
+	const char *verdict;
+	void (*setup)(void);
+	void (*threads[RACE_MAX_THREADS])(void);
+	const char *(*check)(void);
+	void (*teardown)(void);
+	int bound;
+	long max_steps;
+};
+
+/**
+ * RACE_SCENARIO - define and register a scenario
+ *
+ * Puts a pointer to it into the "race_scenarios" section; the reproducer
+ * walks the section, so a scenario file needs no other registration.
+ * Scenarios are listed sorted by name (compilers order a section
+ * differently).
+ */
+#define RACE_SCENARIO(ident)						\
+	static const struct race_scenario ident;			\
+	static const struct race_scenario *const __race_ptr_##ident	\
+	__attribute__((used, section("race_scenarios"),			\
+		       aligned(sizeof(void *)))) = &ident;		\
+	static const struct race_scenario ident
+
+/**
+ * race_scenario_find - the registered scenario called @name, or NULL
+ */
+const struct race_scenario *race_scenario_find(const char *name);
+
+#endif /* KIT_RACE_SCENARIO_H */
