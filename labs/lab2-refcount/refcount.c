@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * refcount.c - refcount_t: the 2004 API on the kit's atomics.
+ *
+ * Lab 2: write refcount_get(), refcount_get_rcu() and
+ * refcount_put_and_lock().  The handout (README.md) says what each must
+ * guarantee; refcount.h has the contracts.  Use only the atomics of
+ * common/atomic.h (atomic_read, atomic_inc_return, atomic_cmpxchg, ...)
+ * and the spinlock of common/spinlock.h.
+ */
+#include "bug.h"
+#include "refcount.h"
+
+void refcount_init(refcount_t *rc)
+{
+	atomic_set(&rc->count, 1);
+}
+
+int refcount_read(refcount_t *rc)
+{
+	return atomic_read(&rc->count);
+}
+
+void refcount_get(refcount_t *rc)
+{
+	/*
+	 * TODO: increment the count.  If it was 0, WARN "addition on 0;
+	 * use-after-free" (one atomic operation: do not read, then add).
+	 */
+	(void)rc;
+}
+
+int refcount_get_rcu(refcount_t *rc)
+{
+	/*
+	 * TODO: increment the count unless it is 0, with an atomic_cmpxchg()
+	 * loop.  Return the count found (not 0) on success, 0 if it was 0.
+	 */
+	(void)rc;
+	return 0;
+}
+
+int refcount_put(refcount_t *rc)
+{
+	return atomic_dec_and_test(&rc->count);
+}
+
+void refcount_dec(refcount_t *rc)
+{
+	atomic_dec(&rc->count);
+}
+
+int refcount_put_and_lock(refcount_t *rc, spinlock_t *lock)
+{
+	/*
+	 * TODO: atomic_dec_and_lock().  Decrement without the lock while the
+	 * count stays above 0; when this put may be the last, take @lock,
+	 * then decrement.  Return 1 with @lock held iff the count reached 0.
+	 */
+	(void)rc;
+	(void)lock;
+	return 0;
+}
