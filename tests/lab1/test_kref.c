@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_kref.c - the semantics of kref_init, kref_get and kref_put.
+ */
+#include <criterion/criterion.h>
+
+#include "bug.h"
+#include "kref.h"
+
+static int releases;
+static struct kref *released;
+
+static void count_release(struct kref *kref)
+{
+	releases++;
+	released = kref;
+}
+
+static void reset(void)
+{
+	releases = 0;
+	released = NULL;
+	warn_reset();
+}
+
+TestSuite(kref, .init = reset);
+
+Test(kref, init_sets_one)
+{
+	struct kref k;
+
+	kref_init(&k);
+	cr_assert_eq(kref_read(&k), 1, "kref_init must start the count at 1, got %d",
+		     kref_read(&k));
+}
+
+Test(kref, get_adds_one_without_warning)
+{
+	struct kref k;
+
+	kref_init(&k);
+	cr_assert_eq(kref_get(&k), &k, "kref_get must return its argument");
+	cr_assert_eq(kref_read(&k), 2, "kref_get on a count of 1 must give 2, got %d",
+		     kref_read(&k));
+	cr_assert_eq(warn_count(), 0, "kref_get on a live object must not WARN");
+}
+
+Test(kref, put_releases_on_last_reference_only)
+{
+	struct kref k;
+
+	kref_init(&k);
+	kref_get(&k);
+	cr_assert_eq(kref_put(&k, count_release), 0,
+		     "kref_put from 2 to 1 must return 0 (not released)");
+	cr_assert_eq(releases, 0, "release ran while a reference was still held");
+	cr_assert_eq(kref_read(&k), 1, "kref_put must drop exactly one reference");
+	cr_assert_eq(kref_put(&k, count_release), 1,
+		     "kref_put of the last reference must return 1");
+	cr_assert_eq(releases, 1, "release must run exactly once, ran %d times",
+		     releases);
+	cr_assert_eq(released, &k, "release must be called with the kref itself");
+}
+
+Test(kref, get_from_zero_warns)
+{
+	struct kref k;
+
+	kref_init(&k);
+	kref_put(&k, count_release);
+	warn_set_quiet(1);
+	kref_get(&k);
+	warn_set_quiet(0);
+	cr_assert_eq(warn_count(), 1,
+		     "kref_get on a count of 0 must WARN_ON once (warnings: %lu)",
+		     warn_count());
+	cr_assert_eq(kref_read(&k), 1,
+		     "the 2004 kref_get warns and still increments: expected 1, got %d",
+		     kref_read(&k));
+}
+
+Test(kref, counts_balance)
+{
+	struct kref k;
+	int i, n = 1000, freed = 0;
+
+	kref_init(&k);
+	for (i = 0; i < n; i++)
+		kref_get(&k);
+	cr_assert_eq(kref_read(&k), n + 1);
+	for (i = 0; i < n; i++)
+		freed += kref_put(&k, count_release);
+	cr_assert_eq(freed, 0, "released before the last put");
+	cr_assert_eq(kref_read(&k), 1);
+	cr_assert_eq(kref_put(&k, count_release), 1);
+	cr_assert_eq(releases, 1, "release must run exactly once, ran %d times",
+		     releases);
+	cr_assert_eq(warn_count(), 0);
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsan_cache.c - the cache under ThreadSanitizer (a plain program, since
+ * Criterion cannot run under TSan: Criterion#274).
+ *
+ *   tsan_cache --list        the cases and the verdict each must get
+ *   tsan_cache locked        lookups with cache_lookup(): must be clean
+ *   tsan_cache unlocked      lookups with cache_lookup_unlocked(): must be
+ *                            reported (kref_get on an object being freed)
+ *
+ * One thread inserts and removes a key, the others look it up and put it,
+ * for a bounded number of iterations.  TSan decides the verdict; run with
+ * TSAN_OPTIONS=halt_on_error=1 the program stops at the first report.  The
+ * exit status is 0 when the run ended normally, 1 when the lab code failed
+ * the program's own checks (a sanity run, a leak), whatever TSan says.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bug.h"
+#include "cache.h"
+#include "slab.h"
+
+#define KEY		42
+#define NR_LOOKERS	1
+#define ITERATIONS	200000
+
+struct tsan_case {
+	const char *name;
+	const char *expect;
+	struct cache_obj *(*lookup)(int key);
+};
+
+static const struct tsan_case cases[] = {
+	{ "locked",   "clean", cache_lookup },
+	{ "unlocked", "race",  cache_lookup_unlocked },
+};
+
+static const struct tsan_case *this_case;
+static int stop;
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "tsan_cache: %s\n", what);
+	return 1;
+}
+
+/* Single-threaded: does the lab code work at all?  0 if so. */
+static int sanity_check(void)
+{
+	struct cache_obj *obj;
+
+	if (cache_insert(KEY))
+		return fail("sanity: cache_insert failed");
+	obj = this_case->lookup(KEY);
+	if (!obj || obj->key != KEY)
+		return fail("sanity: the lookup does not find an inserted key");
+	if (kref_read(&obj->kref) != 2)
+		return fail("sanity: the lookup did not take a reference");
+	if (cache_remove(KEY) || slab_frees() != 0)
+		return fail("sanity: cache_remove freed a referenced object");
+	if (cache_put(obj) != 1 || slab_objects_live() != 0)
+		return fail("sanity: the last put did not free the object");
+	return 0;
+}
+
+static void *looker_fn(void *arg)
+{
+	struct cache_obj *obj;
+	long *found = arg;
+
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		obj = this_case->lookup(KEY);
+		if (obj) {
+			(*found)++;
+			cache_put(obj);
+		}
+	}
+	return NULL;
+}
+
+static int run_case(void)
+{
+	pthread_t t[NR_LOOKERS];
+	long found[NR_LOOKERS] = { 0 };
+	int i;
+
+	if (cache_init())
+		return fail("cache_init failed");
+	if (sanity_check())
+		return 1;
+	warn_set_quiet(1);	/* the unlocked case may WARN on a count of 0 */
+	for (i = 0; i < NR_LOOKERS; i++)
+		pthread_create(&t[i], NULL, looker_fn, &found[i]);
+	for (i = 0; i < ITERATIONS; i++) {
+		cache_insert(KEY);
+		cache_remove(KEY);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < NR_LOOKERS; i++)
+		pthread_join(t[i], NULL);
+	cache_destroy();
+	if (slab_objects_live() != 0)
+		return fail("objects leaked");
+	printf("tsan_cache %s: %d insert/remove rounds, %ld lookups found the key, "
+	       "%lu warnings\n", this_case->name, ITERATIONS, found[0], warn_count());
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s --list | CASE\n", argv[0]);
+		return 2;
+	}
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (!strcmp(argv[1], "--list"))
+			printf("%s %s\n", cases[i].name, cases[i].expect);
+		else if (!strcmp(argv[1], cases[i].name))
+			this_case = &cases[i];
+	}
+	if (!strcmp(argv[1], "--list"))
+		return 0;
+	if (!this_case) {
+		fprintf(stderr, "%s: no case '%s' (try --list)\n", argv[0], argv[1]);
+		return 2;
+	}
+	return run_case();
+}
