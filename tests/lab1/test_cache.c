@@ -73,7 +73,7 @@ Test(cache, remove_defers_free_to_last_put)
 
 	cr_assert_eq(cache_insert(9), 0);
 	obj = cache_lookup(9);
-	cr_assert_not_null(obj);
+	cr_assert_not_null(obj, "cache_lookup(9) returned NULL after cache_insert(9)");
 	cr_assert_eq(cache_remove(9), 0);
 	cr_assert_eq(slab_frees(), 0, "freed while a lookup still holds a reference");
 	cr_assert_eq(kref_read(&obj->kref), 1);
@@ -90,7 +90,8 @@ Test(cache, counts_balance_over_many_lookups)
 	cr_assert_eq(cache_insert(11), 0);
 	for (i = 0; i < 64; i++) {
 		obj[i] = cache_lookup(11);
-		cr_assert_not_null(obj[i]);
+		cr_assert_not_null(obj[i], "cache_lookup(11) returned NULL "
+				   "after cache_insert(11)");
 	}
 	cr_assert_eq(kref_read(&obj[0]->kref), 65);
 	for (i = 0; i < 64; i++)
@@ -107,7 +108,8 @@ Test(cache, destroy_frees_what_is_left)
 	for (i = 0; i < 10; i++)
 		cr_assert_eq(cache_insert(i), 0);
 	cache_destroy();
-	cr_assert_eq(slab_frees(), 10);
+	cr_assert_eq(slab_frees(), 10, "cache_destroy must free the 10 objects "
+		     "left (through cache_remove's kref_put), freed %ld", slab_frees());
 	cr_assert_eq(slab_objects_live(), 0);
 	cr_assert_eq(cache_init(), 0);	/* for the teardown */
 }

@@ -87,12 +87,15 @@ Test(kref, counts_balance)
 	kref_init(&k);
 	for (i = 0; i < n; i++)
 		kref_get(&k);
-	cr_assert_eq(kref_read(&k), n + 1);
+	cr_assert_eq(kref_read(&k), n + 1, "%d kref_get calls on a count of 1 "
+		     "must give %d, got %d", n, n + 1, kref_read(&k));
 	for (i = 0; i < n; i++)
 		freed += kref_put(&k, count_release);
 	cr_assert_eq(freed, 0, "released before the last put");
-	cr_assert_eq(kref_read(&k), 1);
-	cr_assert_eq(kref_put(&k, count_release), 1);
+	cr_assert_eq(kref_read(&k), 1, "after as many puts as gets the count "
+		     "must be back at 1, got %d", kref_read(&k));
+	cr_assert_eq(kref_put(&k, count_release), 1,
+		     "the last kref_put must release (return 1)");
 	cr_assert_eq(releases, 1, "release must run exactly once, ran %d times",
 		     releases);
 	cr_assert_eq(warn_count(), 0);
