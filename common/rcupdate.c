@@ -89,6 +89,9 @@ void __synchronize_rcu(const char *fn __maybe_unused)
 	tsan_acquire_token();
 }
 
+/* Callbacks release it when they return; rcu_barrier() acquires it. */
+static char callbacks_done __maybe_unused;
+
 /* liburcu calls this after the grace period; it calls the kit's callback. */
 static void rcu_callback_trampoline(struct urcu_rcu_head *uhead)
 {
@@ -97,6 +100,7 @@ static void rcu_callback_trampoline(struct urcu_rcu_head *uhead)
 	__tsan_acquire(head);		/* call_rcu() happened before this */
 	tsan_acquire_token();		/* so did every finished reader */
 	head->func(head);
+	__tsan_release(&callbacks_done);	/* rcu_barrier() waits for this */
 }
 
 void __call_rcu(struct rcu_head *head, rcu_callback_t func,
@@ -112,6 +116,7 @@ void __rcu_barrier(const char *fn __maybe_unused)
 {
 	urcu_memb_barrier();
 	tsan_acquire_token();
+	__tsan_acquire(&callbacks_done);	/* every callback has returned */
 }
 
 #endif /* CONFIG_RACE_HARNESS */
