@@ -95,6 +95,11 @@ static struct kmem_cache kmalloc_cache = {
 	.name = "kmalloc", .align = 16, .reuse = SLAB_REUSE_QUARANTINE,
 };
 
+/* Owner of the remembered (freed) objects of caches since destroyed. */
+static struct kmem_cache destroyed_cache = {
+	.name = "destroyed cache", .reuse = SLAB_REUSE_QUARANTINE,
+};
+
 static void slab_lock(void)
 {
 	sync_hidden_begin();
@@ -334,6 +339,9 @@ void kmem_cache_destroy(struct kmem_cache *s)
 		free(o);
 	}
 	s->freelist = NULL;
+	for (o = registry.next; o != &registry; o = o->next)
+		if (o->cache == s && o->freed)
+			o->cache = &destroyed_cache;	/* outlives @s */
 	slab_unlock();
 	if (!s->live)
 		free(s);

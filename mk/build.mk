@@ -94,3 +94,20 @@ common_bins = $(B)/plain/common/unit $(B)/asan/common/unit \
 
 .PHONY: build-common
 build-common: $(common_bins)
+
+# --- race reproducer
+# The reproducer's own scenarios (tests/race/race_*.c) -> $(B)/race/selftest/race,
+# built like a lab's race binary but with no lab sources.
+RACE_SELFTEST_BIN := $(B)/race/selftest/race
+
+$(RACE_SELFTEST_BIN): $(call objs,race,$(wildcard tests/race/race_*.c) $(COMMON_SRC) $(RACE_SRC)) | deps-ok
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
+
+.PHONY: race-selftest-bin race-selftest
+race-selftest-bin: $(RACE_SELFTEST_BIN)
+
+# The reproducer's self-tests (make check runs them through tools/check.py).
+race-selftest: $(RACE_SELFTEST_BIN) $(call lab_race_bin,1)
+	@$(PYTHON) tests/race/test_race.py --selftest-bin $(RACE_SELFTEST_BIN) \
+		--lab1-bin $(call lab_race_bin,1)

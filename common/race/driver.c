@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * driver.c - searches and replays run in a child process.
+ *
+ * The parent maps struct race_shared, forks, and waits.  The child pins
+ * itself to one CPU (one thread runs at a time anyway, and hand-offs on
+ * one CPU are several times cheaper), creates the scenario's threads once
+ * and runs executions until the strategy is done or a verdict ends it.
+ * A verdict, an ASan report, a signal or a hang in the child ends the
+ * child only: the parent still has the steps of the execution that
+ * failed, and reports them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "race/driver.h"
+#include "race/race.h"
+
+#ifdef CONFIG_KIT_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+#define WATCHDOG_TICKS	3	/* seconds without a new step: a hang */
+
+struct race_shared *race_sh;
+
+/* The search process never runs LeakSanitizer: it ends with _exit(). */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "detect_leaks=0";
+}
+
+/**
+ * race_shared_map - map the page the search child reports through
+ * @cap_steps: the longest execution it must hold
+ */
+void race_shared_map(long cap_steps)
+{
+	size_t size = sizeof(*race_sh) + (cap_steps + 1) * sizeof(struct race_step);
+
+	race_sh = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (race_sh == MAP_FAILED) {
+		perror("race: mmap");
+		exit(2);
+	}
+	race_sh->cap_steps = cap_steps;
+}
+
+#ifdef CONFIG_KIT_ASAN
+/* ASan found something: keep its summary as the verdict, then let it die. */
+static void asan_report(const char *report)
+{
+	const char *s = strstr(report, "SUMMARY: AddressSanitizer: ");
+	const char *kind = "crash";
+	size_t n;
+
+	if (!s)
+		s = report;
+	if (strstr(s, "heap-use-after-free"))
+		kind = "use-after-free";
+	else if (strstr(s, "double-free"))
+		kind = "double-free";
+	snprintf(race_sh->kind, sizeof(race_sh->kind), "%s", kind);
+	n = strcspn(s, "\n");
+	snprintf(race_sh->message, sizeof(race_sh->message),
+		 "AddressSanitizer during this step: %.*s", (int)n, s);
+}
+#endif
+
+static long watch_last = -1;
+static int watch_ticks;
+
+/* SIGALRM each second: no new step for WATCHDOG_TICKS seconds is a hang. */
+static void watchdog(int sig __maybe_unused)
+{
+	long now = race_sh->executions * 1000003L + race_sh->nr_steps;
+	const struct race_step *s;
+	char who[16];
+
+	if (now != watch_last) {
+		watch_last = now;
+		watch_ticks = 0;
+		return;
+	}
+	if (++watch_ticks < WATCHDOG_TICKS)
+		return;
+	if (!race_sh->nr_steps)
+		race_fail("livelock", "no scheduling point for %d s in setup() "
+			  "or the first steps", WATCHDOG_TICKS);
+	s = &race_sh->steps[race_sh->nr_steps - 1];
+	race_fail("livelock", "no scheduling point for %d s after step %ld "
+		  "(%s at %s.%s): a loop that touches no shared state through "
+		  "common/ -- add race_point() in it, or use a primitive",
+		  WATCHDOG_TICKS, race_sh->nr_steps,
+		  race_thread_name(s->thread, who, sizeof(who)), s->fn, s->what);
+}
+
+static void pin_to_one_cpu(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu < 0 ? 0 : cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void __noreturn child_main(void)
+{
+	struct itimerval tick = { { 1, 0 }, { 1, 0 } };
+
+#ifdef CONFIG_KIT_ASAN
+	__asan_set_error_report_callback(asan_report);
+#endif
+	pin_to_one_cpu();
+	signal(SIGALRM, watchdog);
+	setitimer(ITIMER_REAL, &tick, NULL);
+	race_sched_start();
+	strategy_init();
+	while (strategy_begin()) {
+		race_run_execution();
+		race_sh->executions++;
+		strategy_end();
+	}
+	__atomic_store_n(&race_sh->state, RUN_OK, __ATOMIC_SEQ_CST);
+	_exit(0);
+}
+
+static void reset_shared(void)
+{
+	long cap = race_sh->cap_steps;
+
+	memset(race_sh, 0, sizeof(*race_sh));
+	race_sh->cap_steps = cap;
+	race_sh->note_step = -1;
+}
+
+/**
+ * race_search - run the strategy of race_opt on the current scenario
+ *
+ * Returns RUN_OK (no verdict in any execution) or RUN_FAIL; the verdict
+ * and the failing execution's steps are in race_sh either way.
+ */
+int race_search(void)
+{
+	int status;
+	pid_t pid;
+
+	reset_shared();
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		perror("race: fork");
+		exit(2);
+	}
+	if (!pid)
+		child_main();
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (race_sh->state != RUN_NONE)
+		return race_sh->state;
+	race_sh->executions++;
+	race_sh->state = RUN_FAIL;
+	if (race_sh->kind[0])
+		return RUN_FAIL;	/* ASan told us what */
+	snprintf(race_sh->kind, sizeof(race_sh->kind), "crash");
+	if (WIFSIGNALED(status))
+		snprintf(race_sh->message, sizeof(race_sh->message),
+			 "the execution died of signal %d (%s) during its last "
+			 "step", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(race_sh->message, sizeof(race_sh->message),
+			 "the execution exited with status %d during its last "
+			 "step (a BUG or a sanitizer report above)",
+			 WEXITSTATUS(status));
+	return RUN_FAIL;
+}

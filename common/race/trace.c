@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace.c - the steps of an execution, and the timeline that shows them.
+ *
+ * Addresses are never printed: an address inside a slab object becomes
+ * obj#N (+offset), N being the slab's id, which restarts at 1 with every
+ * execution; any other address becomes @N, numbered in the order the
+ * execution first touched it.  Values that point into a slab object are
+ * shown the same way.  So the trace of one interleaving is the same text
+ * in every run, whatever ASLR and malloc do.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "race/race.h"
+#include "slab.h"
+
+#define RACE_MAX_VARS	64
+#define CELL_MAX	46
+
+static const volatile void *vars[RACE_MAX_VARS];
+static int nr_vars;
+
+/** trace_reset - forget the steps and the @N numbering */
+void trace_reset(void)
+{
+	race_sh->nr_steps = 0;
+	nr_vars = 0;
+}
+
+static long var_id(const volatile void *addr, int add)
+{
+	int i;
+
+	for (i = 0; i < nr_vars; i++)
+		if (vars[i] == addr)
+			return i + 1;
+	if (!add || nr_vars == RACE_MAX_VARS)
+		return 0;
+	vars[nr_vars] = addr;
+	return ++nr_vars;
+}
+
+/* Cap reached: name the label that repeats most in the last steps. */
+static void __noreturn livelock(void)
+{
+	const struct race_step *s = race_sh->steps;
+	long n = race_sh->nr_steps, from = n > 200 ? n - 200 : 0, i, j;
+	long best = from, best_count = 0, count;
+	char who[16];
+
+	for (i = from; i < n; i++) {
+		for (count = 0, j = from; j < n; j++)
+			count += s[j].thread == s[i].thread &&
+				 s[j].fn == s[i].fn && s[j].what == s[i].what;
+		if (count > best_count) {
+			best = i;
+			best_count = count;
+		}
+	}
+	race_thread_name(s[best].thread, who, sizeof(who));
+	race_fail("livelock", "step cap %ld reached: %s repeats %s.%s (%ld of "
+		  "the last %ld steps) -- a loop that waits for another thread "
+		  "without a point that lets it run; wait with spin_lock or "
+		  "add race_point() in the loop, or raise --max-steps",
+		  race_sh->cap_steps, who, s[best].fn, s[best].what, best_count,
+		  n - from);
+}
+
+/**
+ * trace_add - record the step thread @thread is about to perform
+ * @info: if not NULL, filled with what the slab knows of @addr
+ *
+ * Guarantees: the step is visible to the parent process before the access
+ * is made, so a crash during the access still shows it.
+ */
+struct race_step *trace_add(int thread, const char *fn, const char *what,
+			    const volatile void *addr, struct slab_info *info)
+{
+	struct race_step *s;
+	struct slab_info local;
+
+	if (race_sh->nr_steps >= race_sh->cap_steps)
+		livelock();
+	if (!info)
+		info = &local;
+	s = &race_sh->steps[race_sh->nr_steps];
+	s->thread = thread;
+	s->fn = fn;
+	s->what = what;
+	s->val_ref = REF_NONE;
+	s->obj_off = 0;
+	info->id = 0;
+	if (!addr) {
+		s->obj_ref = REF_NONE;
+	} else if (slab_lookup(addr, info)) {
+		s->obj_ref = REF_OBJ;
+		s->obj = info->id;
+		s->obj_off = info->offset;
+	} else {
+		s->obj_ref = REF_VAR;
+		s->obj = var_id(addr, 1);
+	}
+	__atomic_store_n(&race_sh->nr_steps, race_sh->nr_steps + 1,
+			 __ATOMIC_RELEASE);
+	return s;
+}
+
+/** trace_value - attach the value the access of step @s saw or stored */
+void trace_value(struct race_step *s, long value)
+{
+	struct slab_info info;
+	long id;
+
+	s->val_ref = REF_INT;
+	s->val = value;
+	if (value > -65536 && value < 65536)
+		return;
+	if (slab_lookup((const void *)(uintptr_t)value, &info)) {
+		s->val_ref = REF_OBJ;
+		s->val = info.id;
+		s->val_off = info.offset;
+	} else if ((id = var_id((const void *)(uintptr_t)value, 0))) {
+		s->val_ref = REF_VAR;
+		s->val = id;
+		s->val_off = 0;
+	}
+}
+
+/** race_thread_name - "T1".."T4", or "RCU" for the callback thread */
+const char *race_thread_name(int id, char *buf, size_t len)
+{
+	if (id > 0 && id == race_nr_workers() + 1)
+		snprintf(buf, len, "RCU");
+	else
+		snprintf(buf, len, "T%d", id);
+	return buf;
+}
+
+/** ref_name - "obj#3", "obj#3+8", "@2", a number, or "-" */
+void ref_name(int ref, long id, long off, char *buf, size_t len)
+{
+	switch (ref) {
+	case REF_OBJ:
+		if (off)
+			snprintf(buf, len, "obj#%ld+%ld", id, off);
+		else
+			snprintf(buf, len, "obj#%ld", id);
+		break;
+	case REF_VAR:
+		snprintf(buf, len, "@%ld", id);
+		break;
+	case REF_INT:
+		snprintf(buf, len, "%ld", id);
+		break;
+	default:
+		snprintf(buf, len, "-");
+	}
+}
+
+/** step_cell - a step as the timeline shows it: "kref_get.read(obj#1) = 1" */
+void step_cell(const struct race_step *s, char *buf, size_t len)
+{
+	char obj[32], val[32];
+	int n;
+
+	ref_name(s->obj_ref, s->obj, s->obj_off, obj, sizeof(obj));
+	ref_name(s->val_ref, s->val, s->val_off, val, sizeof(val));
+	n = snprintf(buf, len, "%s.%s", s->fn, s->what);
+	if (s->obj_ref != REF_NONE && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "(%s)", obj);
+	if (s->val_ref != REF_NONE && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " = %s", val);
+}
+
+/** step_line - a step as a schedule file records it */
+void step_line(const struct race_step *s, long nr, char *buf, size_t len)
+{
+	char who[16], obj[32], val[32];
+
+	race_thread_name(s->thread, who, sizeof(who));
+	ref_name(s->obj_ref, s->obj, s->obj_off, obj, sizeof(obj));
+	ref_name(s->val_ref, s->val, s->val_off, val, sizeof(val));
+	snprintf(buf, len, "step %ld %s %s.%s %s %s", nr, who, s->fn, s->what,
+		 obj, val);
+}
+
+/**
+ * timeline_print - the execution in @sh, one column per thread
+ *
+ * The table the 2004 article draws by hand, generated: a row per step,
+ * the step in the column of the thread that made it.
+ */
+void timeline_print(FILE *f, const struct race_shared *sh)
+{
+	int width[RACE_NR_SLOTS + 1] = { 0 }, cols = race_nr_workers(), c, w;
+	char cell[128], name[16];
+	long i;
+
+	for (i = 0; i < sh->nr_steps; i++) {
+		c = sh->steps[i].thread;
+		if (c > cols)
+			cols = c;
+		step_cell(&sh->steps[i], cell, sizeof(cell));
+		w = strlen(cell);
+		if (w > width[c])
+			width[c] = w > CELL_MAX ? CELL_MAX : w;
+	}
+	fprintf(f, "step");
+	for (c = 1; c <= cols; c++) {
+		if (width[c] < 4)
+			width[c] = 4;
+		fprintf(f, " | %-*s", width[c], race_thread_name(c, name, sizeof(name)));
+	}
+	fprintf(f, "\n----");
+	for (c = 1; c <= cols; c++)
+		fprintf(f, "-+-%.*s", width[c],
+			"------------------------------------------------");
+	fprintf(f, "\n");
+	for (i = 0; i < sh->nr_steps; i++) {
+		const struct race_step *s = &sh->steps[i];
+
+		step_cell(s, cell, sizeof(cell));
+		fprintf(f, "%4ld", i + 1);
+		for (c = 1; c <= cols; c++) {
+			if (c == s->thread)
+				fprintf(f, " | %-*.*s", width[c], CELL_MAX, cell);
+			else if (c < s->thread)
+				fprintf(f, " | %-*s", width[c], "");
+		}
+		if (i + 1 == sh->note_step)
+			fprintf(f, "   <- WARN");
+		fprintf(f, "\n");
+	}
+}
