@@ -29,7 +29,7 @@ TEST_TIMEOUT = 60           # seconds, one Criterion test (--timeout)
 TSAN_TIMEOUT = 90           # seconds, one TSan case
 RACE_TIMEOUT = 300          # seconds, the race part
 RACE_ATTEMPTS = 3           # a "race" case may take this many runs to show it
-CLEAN_RUNS = 2              # a "clean" case must stay clean this many runs
+CLEAN_RUNS = 3             # a "clean" case must stay clean this many runs
 MAX_DETAILS = 12            # lines of detail per failing part
 
 SYNTHESIS = re.compile(r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| "
