@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * race_refcount.c - lab 2's race scenarios (see common/race/scenario.h).
+ *
+ *   get_rcu_vs_last_put     must hold: a reader's refcount_get_rcu against
+ *                           the owner's last put; in no interleaving may the
+ *                           count leave 0 again or freed memory be touched
+ *   lookup_vs_put_and_lock  must hold: a lookup that takes its reference
+ *                           under the lock against refcount_put_and_lock;
+ *                           the lookup never sees 0 (no "addition on 0")
+ *   read_then_inc           must fail: lab 1's check-then-increment, kept
+ *                           to show the interleaving get_rcu closes
+ */
+#include "bug.h"
+#include "race/scenario.h"
+#include "rcupdate.h"
+#include "refcount.h"
+#include "rwonce.h"
+#include "slab.h"
+#include "spinlock.h"
+
+struct robj {
+	refcount_t ref;
+	int payload;
+	struct rcu_head rcu;
+};
+
+static struct kmem_cache *robj_cachep;
+static struct robj *obj;
+static struct robj *published;	/* how a reader finds obj (RCU) */
+static atomic_t releases;	/* puts that brought the count to 0 */
+static DEFINE_SPINLOCK(lock);
+static struct robj *slot;	/* under lock */
+
+static void robj_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(robj_cachep, container_of(head, struct robj, rcu));
+}
+
+/* Drop a reference; the last one frees after a grace period. */
+static void robj_put(struct robj *o)
+{
+	if (!refcount_put(&o->ref))
+		return;
+	atomic_inc(&releases);
+	call_rcu(&o->rcu, robj_free_rcu);
+}
+
+static void setup(void)
+{
+	robj_cachep = kmem_cache_create("robj", sizeof(struct robj), 0, 0, NULL);
+	obj = kmem_cache_alloc(robj_cachep, GFP_KERNEL);
+	refcount_init(&obj->ref);		/* the owner's reference */
+	obj->payload = 42;
+	RCU_INIT_POINTER(published, obj);
+	atomic_set(&releases, 0);
+	spin_lock_init(&lock);
+	slot = NULL;
+}
+
+static void teardown(void)
+{
+	rcu_barrier();
+	kmem_cache_destroy(robj_cachep);
+}
+
+/* T1: find the object without a lock (under RCU); take a reference, use it. */
+static void reader_get_rcu(void)
+{
+	struct robj *o;
+
+	rcu_read_lock();
+	o = rcu_dereference(published);
+	if (o && !refcount_get_rcu(&o->ref))
+		o = NULL;		/* a miss: it is being freed */
+	rcu_read_unlock();
+	if (!o)
+		return;
+	(void)READ_ONCE(o->payload);	/* ours until we put it */
+	robj_put(o);
+}
+
+/* T2: the owner unpublishes the object, then drops its reference. */
+static void owner_put(void)
+{
+	rcu_assign_pointer(published, NULL);
+	robj_put(obj);
+}
+
+static const char *one_release(void)
+{
+	if (atomic_read(&releases) != 1)
+		return "the count reached 0 more than once: a get took a reference "
+		       "to an object whose count was already 0";
+	return NULL;
+}
+
+RACE_SCENARIO(get_rcu_vs_last_put) = {
+	.name     = "get_rcu_vs_last_put",
+	.summary  = "refcount_get_rcu under RCU against the owner's last put",
+	.expect   = RACE_MUST_HOLD,
+	.setup    = setup,
+	.threads  = { reader_get_rcu, owner_put },
+	.check    = one_release,
+	.teardown = teardown,
+	.bound    = 2,
+};
+
+/* Lab 1's get: check, then increment: two steps. */
+static int racy_get(refcount_t *rc)
+{
+	if (!atomic_read(&rc->count))
+		return 0;
+	atomic_inc(&rc->count);
+	return 1;
+}
+
+static void reader_read_then_inc(void)
+{
+	struct robj *o;
+
+	rcu_read_lock();
+	o = rcu_dereference(published);
+	if (o && !racy_get(&o->ref))
+		o = NULL;
+	rcu_read_unlock();
+	if (!o)
+		return;
+	(void)READ_ONCE(o->payload);
+	robj_put(o);
+}
+
+RACE_SCENARIO(read_then_inc) = {
+	.name     = "read_then_inc",
+	.summary  = "lab 1's check-then-increment get against the last put",
+	.expect   = RACE_MUST_FAIL,
+	.setup    = setup,
+	.threads  = { reader_read_then_inc, owner_put },
+	.check    = one_release,
+	.teardown = teardown,
+	.bound    = 2,
+};
+
+/*
+ * The object lives in a slot found under the lock; the slot owns no
+ * reference.  Whoever drops the last reference unlinks it under the lock
+ * that put_and_lock returns with, then frees it at once: no lookup can
+ * find it any more.
+ */
+static void slot_setup(void)
+{
+	setup();
+	refcount_get(&obj->ref);	/* T1's and T2's references */
+	slot = obj;
+}
+
+static void slot_put(struct robj *o)
+{
+	if (!refcount_put_and_lock(&o->ref, &lock))
+		return;
+	WRITE_ONCE(slot, NULL);
+	spin_unlock(&lock);
+	atomic_inc(&releases);
+	kmem_cache_free(robj_cachep, o);
+}
+
+/* T1, T2: drop the reference they own (obj is never published). */
+static void slot_owner(void)
+{
+	slot_put(obj);
+}
+
+/* T3: look the object up under the lock, use it, drop it. */
+static void slot_lookup(void)
+{
+	struct robj *o;
+
+	spin_lock(&lock);
+	o = READ_ONCE(slot);
+	if (o)
+		refcount_get(&o->ref);	/* WARNs if it saw 0 */
+	spin_unlock(&lock);
+	if (!o)
+		return;
+	(void)READ_ONCE(o->payload);
+	slot_put(o);
+}
+
+static void slot_teardown(void)
+{
+	teardown();
+}
+
+static const char *slot_check(void)
+{
+	if (atomic_read(&releases) != 1)
+		return "the object was not released exactly once";
+	return NULL;
+}
+
+RACE_SCENARIO(lookup_vs_put_and_lock) = {
+	.name     = "lookup_vs_put_and_lock",
+	.summary  = "a lookup under the lock against two refcount_put_and_lock",
+	.expect   = RACE_MUST_HOLD,
+	.setup    = slot_setup,
+	.threads  = { slot_lookup, slot_owner, slot_owner },
+	.check    = slot_check,
+	.teardown = slot_teardown,
+	.bound    = 2,
+};

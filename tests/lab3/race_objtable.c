@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * race_objtable.c - lab 3's race scenarios (see common/race/scenario.h).
+ *
+ * T1 always looks up key 1; T2 deletes key 1 (and in some scenarios inserts
+ * key 2, which gets the freed memory back when the slab reuses at once).
+ *
+ *   lookup_vs_delete          must hold  plain table: lookup + put against
+ *                                        delete; the last put may be either's
+ *   lookup_vs_delete_reuse    must hold  the same, memory reused at once,
+ *                                        key 2 inserted after the delete
+ *   typesafe_lookup_vs_reuse  must hold  SLAB_TYPESAFE_BY_RCU: the lookup
+ *                                        re-checks the key
+ *   immediate_free_reuse      must fail  the article's pitfall: freed
+ *                                        without call_rcu and reused; a
+ *                                        2004 lookup ends up holding key 2
+ *   typesafe_no_recheck       must fail  type-stable memory, a lookup
+ *                                        without the re-check: same ending
+ */
+#include <stdio.h>
+
+#include "bug.h"
+#include "objtable.h"
+#include "race/scenario.h"
+#include "rcupdate.h"
+#include "rwonce.h"
+#include "slab.h"
+
+static struct objtable *t;
+static struct object *held;	/* what T1's lookup returned, kept to the end */
+static int held_key;		/* its key, as T1 read it right away */
+
+static void open_table(unsigned long flags, enum slab_reuse reuse)
+{
+	t = objtable_create(flags);
+	BUG_ON(!t);
+	kmem_cache_set_reuse(t->cachep, reuse);
+	BUG_ON(objtable_insert(t, 1));
+	held = NULL;
+	held_key = 0;
+}
+
+static void setup_plain(void)		{ open_table(0, SLAB_REUSE_QUARANTINE); }
+static void setup_reuse(void)		{ open_table(0, SLAB_REUSE_IMMEDIATE); }
+static void setup_typesafe(void)	{ open_table(SLAB_TYPESAFE_BY_RCU, SLAB_REUSE_QUARANTINE); }
+
+static void teardown(void)
+{
+	if (held)
+		object_put(held);
+	objtable_destroy(t);
+}
+
+/* T1: the lab's lookup; keep the reference until teardown. */
+static void lookup_key1(void)
+{
+	held = objtable_lookup(t, 1);
+	if (held)
+		held_key = READ_ONCE(held->key);
+}
+
+/* T1: the lab's lookup, then its put: maybe the last one. */
+static void lookup_put_key1(void)
+{
+	struct object *obj = objtable_lookup(t, 1);
+
+	if (!obj)
+		return;
+	held_key = READ_ONCE(obj->key);
+	object_put(obj);
+}
+
+/*
+ * T1: the search-and-reference of the 2004 comment, without the key
+ * re-check: find, get_rcu, done.
+ */
+static void lookup_key1_no_recheck(void)
+{
+	struct object *obj;
+
+	rcu_read_lock();
+	obj = __objtable_find_rcu(t, 1);
+	if (obj && !refcount_get_rcu(&obj->ref))
+		obj = NULL;
+	rcu_read_unlock();
+	held = obj;
+	if (obj)
+		held_key = READ_ONCE(obj->key);
+}
+
+/* T2: the lab's delete. */
+static void delete_key1(void)
+{
+	objtable_delete(t, 1);
+}
+
+/* T2: the lab's delete, then a new object that may get the memory back. */
+static void delete_key1_insert_key2(void)
+{
+	objtable_delete(t, 1);
+	objtable_insert(t, 2);
+}
+
+/* T2, BROKEN ON PURPOSE: unlink, free at once without call_rcu, insert 2. */
+static void free_now_insert_key2(void)
+{
+	struct object *obj = objtable_unlink(t, 1);
+
+	if (obj && refcount_put(&obj->ref))
+		object_free(obj);
+	objtable_insert(t, 2);
+}
+
+static const char *right_key(void)
+{
+	static char msg[128];
+
+	if (!held_key || held_key == 1)
+		return NULL;
+	snprintf(msg, sizeof(msg), "T1 looked up key 1 and holds the object "
+		 "of key %d: the memory it found was freed and reused", held_key);
+	return msg;
+}
+
+RACE_SCENARIO(lookup_vs_delete) = {
+	.name     = "lookup_vs_delete",
+	.summary  = "objtable_lookup + object_put against objtable_delete",
+	.expect   = RACE_MUST_HOLD,
+	.setup    = setup_plain,
+	.threads  = { lookup_put_key1, delete_key1 },
+	.check    = right_key,
+	.teardown = teardown,
+	.bound    = 2,
+};
+
+RACE_SCENARIO(lookup_vs_delete_reuse) = {
+	.name     = "lookup_vs_delete_reuse",
+	.summary  = "lookup of key 1 against delete 1 + insert 2, memory reused at once",
+	.expect   = RACE_MUST_HOLD,
+	.setup    = setup_reuse,
+	.threads  = { lookup_key1, delete_key1_insert_key2 },
+	.check    = right_key,
+	.teardown = teardown,
+	.bound    = 2,
+};
+
+RACE_SCENARIO(typesafe_lookup_vs_reuse) = {
+	.name     = "typesafe_lookup_vs_reuse",
+	.summary  = "SLAB_TYPESAFE_BY_RCU: lookup of key 1 against delete 1 + insert 2",
+	.expect   = RACE_MUST_HOLD,
+	.setup    = setup_typesafe,
+	.threads  = { lookup_key1, delete_key1_insert_key2 },
+	.check    = right_key,
+	.teardown = teardown,
+	.bound    = 2,
+};
+
+RACE_SCENARIO(immediate_free_reuse) = {
+	.name     = "immediate_free_reuse",
+	.summary  = "freed without call_rcu and reused: the reader takes key 2's object",
+	.expect   = RACE_MUST_FAIL,
+	.verdict  = "check",
+	.setup    = setup_reuse,
+	.threads  = { lookup_key1_no_recheck, free_now_insert_key2 },
+	.check    = right_key,
+	.teardown = teardown,
+	.bound    = 2,
+};
+
+RACE_SCENARIO(typesafe_no_recheck) = {
+	.name     = "typesafe_no_recheck",
+	.summary  = "SLAB_TYPESAFE_BY_RCU without the key re-check: key 2's object",
+	.expect   = RACE_MUST_FAIL,
+	.verdict  = "check",
+	.setup    = setup_typesafe,
+	.threads  = { lookup_key1_no_recheck, delete_key1_insert_key2 },
+	.check    = right_key,
+	.teardown = teardown,
+	.bound    = 2,
+};
