@@ -435,6 +435,10 @@ static void rcu_thread_loop(struct rthread *t)
 		cb_head++;
 		cb->func(cb->head);
 		t->step = NULL;
+		/* a point inside the callback (its kfree) changed these */
+		t->op = OP_INVOKE;
+		t->fn = "rcu_do_batch";
+		t->what = "invoke";
 		t->state = TS_POINT;
 		next = choose(t);
 		if (next != t) {
