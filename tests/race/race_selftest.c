@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * race_selftest.c - scenarios with known answers, to test the reproducer.
+ *
+ *   three_each        2 threads x 3 writes: exactly C(6,3) = 20 interleavings
+ *   lost_update       read, then write back +1, twice: the check fails
+ *   flag_window       a depth-2 bug: T2 must run inside T1's window, after
+ *                     T1 has started (one PCT change point)
+ *   abba              two locks taken in opposite orders: deadlock
+ *   spin_on_flag      T1 waits for a flag with READ_ONCE: livelock at bound 0
+ *   rcu_sync          reader vs unpublish + synchronize_rcu + kfree: holds
+ *   rcu_call          the same with call_rcu: holds
+ *   rcu_no_grace      the same, freed without a grace period: use-after-free
+ *   leaky             a thread allocates and nobody frees: leak
+ */
+#include <stddef.h>
+
+#include "race/scenario.h"
+#include "rcupdate.h"
+#include "rwonce.h"
+#include "slab.h"
+#include "spinlock.h"
+
+static int x, y, flag;
+
+static void zero(void)
+{
+	x = y = flag = 0;
+}
+
+static void write_three(void)
+{
+	WRITE_ONCE(x, 1);
+	WRITE_ONCE(x, 2);
+	WRITE_ONCE(x, 3);
+}
+
+RACE_SCENARIO(three_each) = {
+	.name = "three_each",
+	.summary = "two threads, three writes each: 20 interleavings",
+	.expect = RACE_MUST_HOLD,
+	.setup = zero,
+	.threads = { write_three, write_three },
+	.bound = 6,
+};
+
+static void add_one(void)
+{
+	int v = READ_ONCE(x);
+
+	WRITE_ONCE(x, v + 1);
+}
+
+static const char *both_counted(void)
+{
+	return x == 2 ? NULL : "x != 2: an increment was lost";
+}
+
+RACE_SCENARIO(lost_update) = {
+	.name = "lost_update",
+	.summary = "READ_ONCE then WRITE_ONCE(+1) in two threads",
+	.expect = RACE_MUST_FAIL,
+	.verdict = "check",
+	.setup = zero,
+	.threads = { add_one, add_one },
+	.check = both_counted,
+};
+
+/* T1 opens a window (flag = 1) for 4 steps and closes it; T2 looks once. */
+static void window(void)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		race_point("before");
+	WRITE_ONCE(flag, 1);
+	for (i = 0; i < 4; i++)
+		race_point("inside");
+	WRITE_ONCE(flag, 0);
+	for (i = 0; i < 4; i++)
+		race_point("after");
+}
+
+static void look(void)
+{
+	WRITE_ONCE(y, READ_ONCE(flag));
+}
+
+static const char *never_inside(void)
+{
+	return y ? "T2 saw the window open" : NULL;
+}
+
+RACE_SCENARIO(flag_window) = {
+	.name = "flag_window",
+	.summary = "T2 looks while T1's window is open: a depth-2 bug",
+	.expect = RACE_MUST_FAIL,
+	.verdict = "check",
+	.setup = zero,
+	.threads = { window, look },
+	.check = never_inside,
+};
+
+static DEFINE_SPINLOCK(lock_a);
+static DEFINE_SPINLOCK(lock_b);
+
+static void init_locks(void)
+{
+	spin_lock_init(&lock_a);
+	spin_lock_init(&lock_b);
+}
+
+static void a_then_b(void)
+{
+	spin_lock(&lock_a);
+	spin_lock(&lock_b);
+	spin_unlock(&lock_b);
+	spin_unlock(&lock_a);
+}
+
+static void b_then_a(void)
+{
+	spin_lock(&lock_b);
+	spin_lock(&lock_a);
+	spin_unlock(&lock_a);
+	spin_unlock(&lock_b);
+}
+
+RACE_SCENARIO(abba) = {
+	.name = "abba",
+	.summary = "two locks taken in opposite orders",
+	.expect = RACE_MUST_FAIL,
+	.verdict = "deadlock",
+	.setup = init_locks,
+	.threads = { a_then_b, b_then_a },
+};
+
+static void wait_flag(void)
+{
+	while (!READ_ONCE(flag))
+		;
+}
+
+static void set_flag(void)
+{
+	WRITE_ONCE(flag, 1);
+}
+
+RACE_SCENARIO(spin_on_flag) = {
+	.name = "spin_on_flag",
+	.summary = "a busy wait: without preemption it never ends",
+	.expect = RACE_MUST_FAIL,
+	.verdict = "livelock",
+	.setup = zero,
+	.threads = { wait_flag, set_flag },
+	.max_steps = 500,
+};
+
+struct item {
+	int val;
+	struct rcu_head rcu;
+};
+
+static struct item *gp;
+
+static void publish(void)
+{
+	struct item *it = kmalloc(sizeof(*it), GFP_KERNEL);
+
+	it->val = 42;
+	RCU_INIT_POINTER(gp, it);
+}
+
+static void reader(void)
+{
+	struct item *it;
+
+	rcu_read_lock();
+	it = rcu_dereference(gp);
+	if (it)
+		WRITE_ONCE(y, READ_ONCE(it->val));
+	rcu_read_unlock();
+}
+
+static void unpublish_sync(void)
+{
+	struct item *it = READ_ONCE(gp);
+
+	rcu_assign_pointer(gp, NULL);
+	synchronize_rcu();
+	kfree(it);
+}
+
+static void free_item(struct rcu_head *head)
+{
+	kfree(container_of(head, struct item, rcu));
+}
+
+static void unpublish_call(void)
+{
+	struct item *it = READ_ONCE(gp);
+
+	rcu_assign_pointer(gp, NULL);
+	call_rcu(&it->rcu, free_item);
+}
+
+static void unpublish_now(void)
+{
+	struct item *it = READ_ONCE(gp);
+
+	rcu_assign_pointer(gp, NULL);
+	kfree(it);
+}
+
+RACE_SCENARIO(rcu_sync) = {
+	.name = "rcu_sync",
+	.summary = "unpublish, synchronize_rcu, kfree vs a reader",
+	.expect = RACE_MUST_HOLD,
+	.setup = publish,
+	.threads = { reader, unpublish_sync },
+	.bound = 3,
+};
+
+RACE_SCENARIO(rcu_call) = {
+	.name = "rcu_call",
+	.summary = "unpublish, call_rcu(kfree) vs a reader",
+	.expect = RACE_MUST_HOLD,
+	.setup = publish,
+	.threads = { reader, unpublish_call },
+	.bound = 3,
+};
+
+RACE_SCENARIO(rcu_no_grace) = {
+	.name = "rcu_no_grace",
+	.summary = "unpublish and kfree at once vs a reader",
+	.expect = RACE_MUST_FAIL,
+	.verdict = "use-after-free",
+	.setup = publish,
+	.threads = { reader, unpublish_now },
+};
+
+static void allocate(void)
+{
+	WRITE_ONCE(gp, kmalloc(sizeof(struct item), GFP_KERNEL));
+}
+
+RACE_SCENARIO(leaky) = {
+	.name = "leaky",
+	.summary = "an object nobody frees",
+	.expect = RACE_MUST_FAIL,
+	.verdict = "leak",
+	.threads = { allocate, set_flag },
+};
