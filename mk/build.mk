@@ -74,6 +74,9 @@ build-lab-$(1): $(call lab_unit_bin,plain,$(1)) $(call lab_unit_bin,asan,$(1)) \
 endef
 $(foreach n,$(LABS),$(eval $(call lab_rules,$(n))))
 
+# Objects reached through pattern rules are kept, not deleted as intermediates.
+.SECONDARY:
+
 .PHONY: deps-ok
 deps-ok:
 	@bash tools/deps.sh verify
