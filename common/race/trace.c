@@ -211,7 +211,11 @@ void timeline_print(FILE *f, const struct race_shared *sh)
 	for (c = 1; c <= cols; c++) {
 		if (width[c] < 4)
 			width[c] = 4;
-		fprintf(f, " | %-*s", width[c], race_thread_name(c, name, sizeof(name)));
+		race_thread_name(c, name, sizeof(name));
+		if (c == cols)
+			fprintf(f, " | %s", name);
+		else
+			fprintf(f, " | %-*s", width[c], name);
 	}
 	fprintf(f, "\n----");
 	for (c = 1; c <= cols; c++)
@@ -220,17 +224,16 @@ void timeline_print(FILE *f, const struct race_shared *sh)
 	fprintf(f, "\n");
 	for (i = 0; i < sh->nr_steps; i++) {
 		const struct race_step *s = &sh->steps[i];
+		char row[512];
+		size_t n;
 
 		step_cell(s, cell, sizeof(cell));
-		fprintf(f, "%4ld", i + 1);
-		for (c = 1; c <= cols; c++) {
-			if (c == s->thread)
-				fprintf(f, " | %-*.*s", width[c], CELL_MAX, cell);
-			else if (c < s->thread)
-				fprintf(f, " | %-*s", width[c], "");
-		}
-		if (i + 1 == sh->note_step)
-			fprintf(f, "   <- WARN");
-		fprintf(f, "\n");
+		n = snprintf(row, sizeof(row), "%4ld", i + 1);
+		for (c = 1; c <= s->thread && n < sizeof(row); c++)
+			n += snprintf(row + n, sizeof(row) - n, " | %-*.*s",
+				      width[c], CELL_MAX, c == s->thread ? cell : "");
+		while (n > 0 && n < sizeof(row) && row[n - 1] == ' ')
+			row[--n] = 0;
+		fprintf(f, "%s%s\n", row, i + 1 == sh->note_step ? "   <- WARN" : "");
 	}
 }
