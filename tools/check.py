@@ -156,10 +156,17 @@ def mutant_rows(n, d):
             for p in sorted(os.listdir(mdir)) if p.endswith(".patch")]
 
 
+def race_rows():
+    """The race reproducer's self-tests (tests/race/test_race.py)."""
+    return [row("race reproducer: self-tests", [],
+                ["make", "race-selftest", "IMPL=solutions"], "pass", 300)]
+
+
 # The table.  Append rows (or functions returning rows) here.
 SUITES = [
     common_rows,
     tsan_proof_rows,
+    race_rows,
     lab_rows,
 ]
 
