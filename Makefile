@@ -51,14 +51,14 @@ replay:
 
 demo:
 	@bash tools/deps.sh verify
-	@$(PYTHON) tools/demo.py
+	@$(PYTHON) tools/demo.py --build $(BUILD)
 
 check:
 	@bash tools/deps.sh verify
 	@$(PYTHON) tools/check.py
 
 bench-race:
-	@$(PYTHON) tools/bench_race.py
+	@$(PYTHON) tools/bench_race.py --build $(BUILD)
 
 rr-probe:
 	@bash tools/rr.sh probe

@@ -18,6 +18,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "race/driver.h"
 #include "race/race.h"
@@ -299,12 +300,23 @@ static void print_verdict(void)
 		       race_sh->note);
 }
 
+static double search_ms;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 static void print_success(void)
 {
 	int b;
 
-	printf("held: %ld execution%s", race_sh->executions,
-	       race_sh->executions == 1 ? "" : "s");
+	printf("held: %ld execution%s in %.1f ms (%.0f/s)", race_sh->executions,
+	       race_sh->executions == 1 ? "" : "s", search_ms,
+	       race_sh->executions / (search_ms > 0 ? search_ms / 1e3 : 1e-3));
 	if (race_opt.strategy == STRAT_DFS) {
 		printf(", dfs up to %d preemption%s (", race_sh->bound_reached,
 		       race_sh->bound_reached == 1 ? "" : "s");
@@ -363,7 +375,9 @@ static int cmd_run(struct cmdline *cl, const char *argv0)
 	printf("== %s (%s%s%s): %s\n", sc->name, expect_name(sc),
 	       sc->verdict ? " " : "", sc->verdict ? sc->verdict : "",
 	       sc->summary ? sc->summary : "");
+	search_ms = now_ms();
 	state = race_search();
+	search_ms = now_ms() - search_ms;
 	strategy_desc(desc, sizeof(desc));
 	if (state == RUN_FAIL) {
 		timeline_print(stdout, race_sh);
@@ -378,8 +392,9 @@ static int cmd_run(struct cmdline *cl, const char *argv0)
 				printf("schedule: %s\n", cl->out);
 		}
 		replay_check();
-		printf("found after %ld execution%s (%s)\n", race_sh->executions,
-		       race_sh->executions == 1 ? "" : "s", desc);
+		printf("found after %ld execution%s in %.1f ms (%s)\n",
+		       race_sh->executions, race_sh->executions == 1 ? "" : "s",
+		       search_ms, desc);
 	} else {
 		print_success();
 	}

@@ -83,3 +83,15 @@ RACE_SCENARIO(lookup_vs_remove) = {
 	.teardown = teardown,
 	.bound = 2,
 };
+
+RACE_SCENARIO(two_lookups_vs_remove) = {
+	.name = "two_lookups_vs_remove",
+	.summary = "two cache_lookup() callers and cache_remove(): correct "
+		   "in every interleaving (a larger space, for dfs)",
+	.expect = RACE_MUST_HOLD,
+	.setup = setup,
+	.threads = { lookup_locked, lookup_locked, remove_key },
+	.check = key_gone,
+	.teardown = teardown,
+	.bound = 3,
+};
