@@ -68,12 +68,34 @@ def rr_hint(binary, sched):
     return "record under rr: bash tools/rr.sh record %s replay %s" % (binary, sched)
 
 
+def lab_dirs():
+    """{folder: lab number} from the Makefile's LAB_N := folder lines."""
+    text = open(os.path.join(ROOT, "Makefile")).read()
+    return {d: int(n) for n, d in re.findall(r"^LAB_(\d+)\s*:=\s*(\S+)", text, re.M)}
+
+
+def locate(sched, build):
+    """(lab, binary) for a hand-written file under IMPL/labN-xxx/, building
+    the binary if needed; (None, None) if the path says nothing."""
+    parts = os.path.normpath(sched).split(os.sep)
+    dirs = lab_dirs()
+    for i, part in enumerate(parts[:-1]):
+        if part in dirs:
+            impl = os.sep.join(parts[:i]) or "."
+            binary = os.path.join(build, impl.rstrip("/").replace("/", "_"),
+                                  "race", "lab%d" % dirs[part], "race")
+            subprocess.run(["make", "-s", "BUILD=" + build, "IMPL=" + impl, binary],
+                           cwd=ROOT, stdout=subprocess.DEVNULL)
+            return dirs[part], binary
+    return None, None
+
+
 def cmd_run(args):
     if not args.bin or not os.path.exists(args.bin):
         sys.exit("race.py: no race binary %r: build it with 'make race-%s'" % (args.bin, args.lab))
     if args.sched:
         return cmd_replay(argparse.Namespace(sched=args.sched, build_root=None,
-                                             bin=args.bin))
+                                             bin=args.bin, lab=args.lab))
     races = os.path.join(build_root(args.bin), "races")
     os.makedirs(races, exist_ok=True)
     failed = 0
@@ -110,12 +132,20 @@ def cmd_replay(args):
     if not args.sched:
         sys.exit("race.py: replay needs SCHED=<schedule file>")
     binary = getattr(args, "bin", None) or header(args.sched, "binary")
+    lab = getattr(args, "lab", None)
     if not binary:
-        sys.exit("race.py: %s names no binary: replay it with "
-                 "'make race-N SCHED=%s'" % (args.sched, args.sched))
+        lab, binary = locate(args.sched, args.build_root or "build")
+    if not binary:
+        sys.exit("race.py: %s names no binary and is not in a lab folder: "
+                 "replay it with 'make race-N SCHED=%s'" % (args.sched, args.sched))
     if not os.path.exists(binary):
         sys.exit("race.py: %s is not built: run 'make race-N' for its lab first" % binary)
-    rc, out = execute([binary, "replay", args.sched])
+    cmd = [binary, "replay", args.sched]
+    if not header(args.sched, "scenario") and lab in EXERCISES:
+        cmd += ["--scenario", EXERCISES[lab][0]]
+    if not header(args.sched, "result") and lab in EXERCISES:
+        cmd += ["--expect", EXERCISES[lab][1]]
+    rc, out = execute(cmd)
     print(out.rstrip())
     print(rr_hint(binary, args.sched))
     return 0 if rc == 0 else 1
