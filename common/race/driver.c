@@ -28,7 +28,7 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-#define WATCHDOG_TICKS	3	/* seconds without a new step: a hang */
+#define WATCHDOG_TICKS	2	/* seconds without a new step: a hang */
 
 struct race_shared *race_sh;
 

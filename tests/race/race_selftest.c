@@ -12,6 +12,8 @@
  *   rcu_call          the same with call_rcu: holds
  *   rcu_no_grace      the same, freed without a grace period: use-after-free
  *   leaky             a thread allocates and nobody frees: leak
+ *   no_point_loop     a loop without any point: the watchdog ends it
+ *   asan_plain_read   a plain read of freed memory: ASan reports it
  */
 #include <stddef.h>
 
@@ -250,4 +252,47 @@ RACE_SCENARIO(leaky) = {
 	.expect = RACE_MUST_FAIL,
 	.verdict = "leak",
 	.threads = { allocate, set_flag },
+};
+
+static volatile int plain_flag;
+
+/* A loop with no scheduling point: only the watchdog can end it. */
+static void wait_plainly(void)
+{
+	race_point("start");
+	while (!plain_flag)
+		;
+}
+
+static void clear_plain(void)
+{
+	plain_flag = 0;
+}
+
+RACE_SCENARIO(no_point_loop) = {
+	.name = "no_point_loop",
+	.summary = "a loop that never reaches a scheduling point",
+	.expect = RACE_MUST_FAIL,
+	.verdict = "livelock",
+	.setup = clear_plain,
+	.threads = { wait_plainly, set_flag },
+};
+
+/* A plain C read of freed memory: ASan, not the slab registry, sees it. */
+static void plain_reader(void)
+{
+	struct item *it = READ_ONCE(gp);
+
+	race_point("got_it");
+	if (it)
+		WRITE_ONCE(y, it->val);
+}
+
+RACE_SCENARIO(asan_plain_read) = {
+	.name = "asan_plain_read",
+	.summary = "a plain read of an object freed meanwhile (ASan's report)",
+	.expect = RACE_MUST_FAIL,
+	.verdict = "use-after-free",
+	.setup = publish,
+	.threads = { plain_reader, unpublish_now },
 };
