@@ -391,11 +391,14 @@ static int cmd_run(struct cmdline *cl, const char *argv0)
 			else
 				printf("schedule: %s\n", cl->out);
 		}
-		replay_check();
+		if (strcmp(race_sh->kind, "diverged"))
+			replay_check();
 		printf("found after %ld execution%s in %.1f ms (%s)\n",
 		       race_sh->executions, race_sh->executions == 1 ? "" : "s",
 		       search_ms, desc);
 	} else {
+		if (race_opt.strategy == STRAT_SCRIPT)
+			timeline_print(stdout, race_sh);
 		print_success();
 	}
 	if (sc->expect == RACE_MUST_FAIL)

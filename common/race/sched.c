@@ -70,7 +70,8 @@ static __thread struct rthread *self;
 static int starting, start_idx;
 static int first_choice;	/* nobody was running before: no preemption */
 static struct rcu_cb callbacks[RACE_MAX_CALLBACKS];
-static long cb_head, cb_tail;
+static long cb_head, cb_tail;	/* popped, queued */
+static long cb_done;		/* callbacks that have returned */
 
 static void sem_wait_intr(sem_t *s)
 {
@@ -136,9 +137,10 @@ static int runnable(const struct rthread *t)
 	case OP_SYNC:
 		return gp_elapsed(&t->gp);
 	case OP_BARRIER:
-		return cb_head >= t->barrier_snap;
+		return cb_done >= t->barrier_snap;
 	case OP_INVOKE:
-		return cb_head < cb_tail && gp_elapsed(&callbacks[cb_head].gp);
+		return cb_head < cb_tail &&
+		       gp_elapsed(&callbacks[cb_head % RACE_MAX_CALLBACKS].gp);
 	}
 	return 1;
 }
@@ -150,7 +152,7 @@ static int all_done(void)
 	for (i = 0; i < nr_workers; i++)
 		if (threads[i].state != TS_DONE)
 			return 0;
-	return cb_head == cb_tail;
+	return cb_done == cb_tail;
 }
 
 /**
@@ -174,7 +176,8 @@ static int blocked_reason(const struct rthread *t, char *buf, size_t len)
 	char name[16];
 
 	race_thread_name(t->id, name, sizeof(name));
-	if (t->state == TS_DONE || (t == rcu_thread && cb_head == cb_tail))
+	if (t->state == TS_DONE || (t == rcu_thread && t->op == OP_INVOKE &&
+				    cb_head == cb_tail))
 		return 0;
 	switch (t->op) {
 	case OP_LOCK:
@@ -375,6 +378,7 @@ static void run_all_callbacks(void)
 		struct rcu_cb *cb = &callbacks[cb_head++ % RACE_MAX_CALLBACKS];
 
 		cb->func(cb->head);
+		cb_done++;
 	}
 }
 
@@ -434,6 +438,7 @@ static void rcu_thread_loop(struct rthread *t)
 				    NULL);
 		cb_head++;
 		cb->func(cb->head);
+		cb_done++;
 		t->step = NULL;
 		/* a point inside the callback (its kfree) changed these */
 		t->op = OP_INVOKE;
@@ -533,7 +538,7 @@ static void reset_threads(void)
 	rcu_thread->op = OP_INVOKE;
 	rcu_thread->fn = "rcu_do_batch";
 	rcu_thread->what = "invoke";
-	cb_head = cb_tail = 0;
+	cb_head = cb_tail = cb_done = 0;
 }
 
 /**

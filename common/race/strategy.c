@@ -206,7 +206,7 @@ static void __noreturn diverged(const struct race_token *tok,
 				const char *expected, const int *ids, int nr)
 {
 	char who[16], set[128], name[16], cur[RACE_LABEL_LEN + 16];
-	char at[RACE_LABEL_LEN + 48];
+	char at[RACE_LABEL_LEN + 48], line[32];
 	size_t n = 0;
 	int i;
 
@@ -219,9 +219,11 @@ static void __noreturn diverged(const struct race_token *tok,
 	if (index_of(tok->thread, ids, nr) >= 0 &&
 	    race_thread_runnable_label(tok->thread, cur, sizeof(cur)))
 		snprintf(at, sizeof(at), "; %s is at %s", who, cur);
+	line[0] = 0;
+	if (tok->line)
+		snprintf(line, sizeof(line), " (schedule line %d)", tok->line);
 	race_fail("diverged", "diverged at step %ld: expected %s %s, runnable "
-		  "{%s}%s (schedule line %d)", race_sh->nr_steps + 1, who,
-		  expected, set, at, tok->line);
+		  "{%s}%s%s", race_sh->nr_steps + 1, who, expected, set, at, line);
 }
 
 /* The default: stay with the current thread, else the lowest runnable. */
@@ -251,7 +253,7 @@ static int script_pick(int from, int from_runnable, const int *ids, int nr)
 			label[0] = 0;
 		if (i < 0 || (tok->label[0] && tok->mode == TOK_ONE &&
 			      strcmp(label, tok->label)))
-			diverged(tok, tok->label[0] ? tok->label : "a step",
+			diverged(tok, tok->label[0] ? tok->label : "to run",
 				 ids, nr);
 		if (tok->mode == TOK_ONE || !strcmp(label, tok->label))
 			token_idx++;

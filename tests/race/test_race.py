@@ -187,6 +187,18 @@ class Engine(unittest.TestCase):
                       "--depth", "1", "--max-exec", "300")
         self.assertEqual(result(out)[:2], ("none", "no"), out)
 
+    def test_rcu_callback_waits_for_the_reader(self):
+        """call_rcu's callback cannot run while a reader that was inside at
+        the call has not left; once it has, the callback runs on RCU."""
+        rc, out = run(SELF, "run", "rcu_call", "--script",
+                      "T1@reader.rcu_dereference T2+ RCU")
+        self.assertIn("diverged at step 6: expected RCU to run, runnable {T1}", out)
+        rc, out = run(SELF, "run", "rcu_call", "--script",
+                      "T1@reader.rcu_dereference T2+ T1+ RCU+")
+        self.assertEqual((rc, result(out)[:2]), (0, ("none", "yes")), out)
+        self.assertRegex(out, r"\| rcu_do_batch\.invoke\(obj#1\+\d+\)")
+        self.assertRegex(out, r"\| free_item\.kfree\(obj#1\)")
+
     def test_every_selftest_scenario_meets_expectation(self):
         rc, out = run(SELF, "list")
         names = [l.split()[0] for l in out.splitlines() if l.strip()]
