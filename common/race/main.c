@@ -488,7 +488,10 @@ static int cmd_replay(struct cmdline *cl)
 			printf("verdict: none (every thread finished, the "
 			       "checks held)\n");
 	}
-	if (compare_steps(sf.step_lines, sf.nr_step_lines, msg, sizeof(msg))) {
+	if (state == RUN_FAIL && !strcmp(race_sh->kind, "diverged")) {
+		ok = 0;		/* the verdict above says where */
+	} else if (compare_steps(sf.step_lines, sf.nr_step_lines, msg,
+				 sizeof(msg))) {
 		printf("%s\n", msg);
 		ok = 0;
 	}
