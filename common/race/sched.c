@@ -31,7 +31,7 @@
 #include "slab.h"
 
 enum { TS_IDLE, TS_POINT, TS_RUNNING, TS_DONE };
-enum { OP_ACCESS, OP_LOCK, OP_SYNC, OP_BARRIER, OP_INVOKE };
+enum { OP_ACCESS, OP_FREE, OP_LOCK, OP_SYNC, OP_BARRIER, OP_INVOKE };
 
 #define RACE_MAX_CALLBACKS	256
 
@@ -257,7 +257,7 @@ static void switch_from(struct rthread *t)
 	sem_wait_intr(&t->sem);
 }
 
-/* Report an access to an object the slab has freed. */
+/* Report an access to (or a second free of) an object the slab has freed. */
 static void __noreturn use_after_free(struct rthread *t,
 				      const struct slab_info *info)
 {
@@ -265,6 +265,12 @@ static void __noreturn use_after_free(struct rthread *t,
 
 	race_thread_name(info->free_thread, who, sizeof(who));
 	snprintf(obj, sizeof(obj), "obj#%lu", info->id);
+	if (t->op == OP_FREE)
+		race_fail("double-free", "%s.%s frees %s (%s, %zu bytes) a second "
+			  "time: freed by %s at step %ld in %s (%s:%d)", t->fn,
+			  t->what, obj, info->cache, info->size, who,
+			  info->free_step, info->free_fn, info->free_file,
+			  info->free_line);
 	race_fail("use-after-free", "%s.%s on %s (%s, %zu bytes, +%zu) freed "
 		  "by %s at step %ld in %s (%s:%d)", t->fn, t->what, obj,
 		  info->cache, info->size, info->offset, who, info->free_step,
@@ -293,7 +299,7 @@ static struct rthread *point(int op, const char *fn, const char *what,
 	switch_from(t);
 	t->state = TS_RUNNING;
 	t->step = trace_add(t->id, fn, what, addr, &info);
-	if (info.id && info.freed && op == OP_ACCESS)
+	if (info.id && info.freed && (op == OP_ACCESS || op == OP_FREE))
 		use_after_free(t, &info);
 	return t;
 }
@@ -393,7 +399,7 @@ void race_rcu_barrier(const char *fn)
 void race_free(const char *fn, const void *obj)
 {
 	if (self)
-		point(OP_ACCESS, fn, "kfree", obj);
+		point(OP_FREE, fn, "kfree", obj);
 }
 
 /**

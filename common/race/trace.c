@@ -17,7 +17,7 @@
 #include "slab.h"
 
 #define RACE_MAX_VARS	64
-#define CELL_MAX	46
+#define CELL_MAX	60
 
 static const volatile void *vars[RACE_MAX_VARS];
 static int nr_vars;
