@@ -7,6 +7,8 @@
  *	binary build/labs/race/lab1/race
  *	build 9c1d3e0f5a7b2c44
  *	strategy dfs bound=1
+ *	seed 0
+ *	bounds preemptions=2 steps=10000
  *	step 1 T1 cache_lookup_unlocked.spin_lock @1 -
  *	...
  *	result use-after-free
@@ -74,8 +76,9 @@ int schedfile_write(const char *path, const struct race_shared *sh,
 		"#   make replay SCHED=%s\n"
 		"# Format: docs/reproducer.md (\"Schedule files\").\n", path);
 	fprintf(f, "race-schedule 1\nscenario %s\nbinary %s\nbuild %s\n"
-		"strategy %s\n", race_sc->name, binary, race_build_id(),
-		strategy_desc);
+		"strategy %s\nseed %lu\nbounds preemptions=%d steps=%ld\n",
+		race_sc->name, binary, race_build_id(), strategy_desc,
+		race_opt.seed, race_opt.bound, sh->cap_steps);
 	for (i = 0; i < sh->nr_steps; i++) {
 		step_line(&sh->steps[i], i + 1, line, sizeof(line));
 		fprintf(f, "%s\n", line);
