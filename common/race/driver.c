@@ -32,8 +32,9 @@
 
 struct race_shared *race_sh;
 
-/* The search process never runs LeakSanitizer: it ends with _exit(). */
 const char *__asan_default_options(void);
+/* ASan's defaults for race binaries: no LeakSanitizer (a search ends with
+ * _exit(), and the parent's few allocations live until exit anyway). */
 const char *__asan_default_options(void)
 {
 	return "detect_leaks=0";
@@ -105,6 +106,7 @@ static void watchdog(int sig __maybe_unused)
 		  race_thread_name(s->thread, who, sizeof(who)), s->fn, s->what);
 }
 
+/* Guarantees: this thread, and every thread it creates, runs on one CPU. */
 static void pin_to_one_cpu(void)
 {
 	cpu_set_t set;
@@ -115,6 +117,11 @@ static void pin_to_one_cpu(void)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/*
+ * The search process: threads once, then executions until the strategy is
+ * done.  Guarantees: race_sh->state is RUN_OK or RUN_FAIL when it exits
+ * normally; anything else is a crash the parent reports.
+ */
 static void __noreturn child_main(void)
 {
 	struct itimerval tick = { { 1, 0 }, { 1, 0 } };
@@ -136,6 +143,7 @@ static void __noreturn child_main(void)
 	_exit(0);
 }
 
+/* Clear the shared page for a new search, keeping its capacity. */
 static void reset_shared(void)
 {
 	long cap = race_sh->cap_steps;

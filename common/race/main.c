@@ -29,12 +29,14 @@ extern const struct race_scenario *const __stop_race_scenarios[];
 static const struct race_scenario *sorted[64];
 static int nr_sorted;
 
+/* qsort order of scenarios: by name. */
 static int by_name(const void *a, const void *b)
 {
 	return strcmp((*(const struct race_scenario *const *)a)->name,
 		      (*(const struct race_scenario *const *)b)->name);
 }
 
+/* Gather the scenarios of the race_scenarios section, sorted by name. */
 static void collect(void)
 {
 	const struct race_scenario *const *p;
@@ -57,6 +59,7 @@ const struct race_scenario *race_scenario_find(const char *name)
 	return NULL;
 }
 
+/* Print @msg and the usage; exit 2. */
 static void __noreturn usage(const char *msg)
 {
 	if (msg)
@@ -71,11 +74,13 @@ static void __noreturn usage(const char *msg)
 	exit(2);
 }
 
+/* "must-fail" or "must-hold" */
 static const char *expect_name(const struct race_scenario *sc)
 {
 	return sc->expect == RACE_MUST_FAIL ? "must-fail" : "must-hold";
 }
 
+/* race list: one line per scenario (name, expectation, summary). */
 static int cmd_list(void)
 {
 	int i;
@@ -94,6 +99,7 @@ struct cmdline {
 	int quiet;
 };
 
+/* @val as a non-negative number, or exit 2 naming @opt. */
 static long number(const char *opt, const char *val)
 {
 	char *end;
@@ -109,6 +115,7 @@ static long number(const char *opt, const char *val)
 	return n;
 }
 
+/* Set race_opt.strategy from its name (empty: dfs), or exit 2. */
 static void parse_strategy(const char *s)
 {
 	if (!s || !*s || !strcmp(s, "dfs"))
@@ -123,6 +130,7 @@ static void parse_strategy(const char *s)
 		usage("strategy: expected dfs, pct, random or script");
 }
 
+/* Options into race_opt and @cl; the one non-option is the scenario/file. */
 static void parse_options(int argc, char **argv, struct cmdline *cl)
 {
 	int i;
@@ -193,6 +201,7 @@ static const struct race_scenario *select_scenario(const char *name)
 	return sc;
 }
 
+/* The strategy line of a schedule file: "dfs bound=1", "pct seed=3 depth=2". */
 static void strategy_desc(char *buf, size_t len)
 {
 	switch (race_opt.strategy) {
@@ -292,6 +301,7 @@ static void replay_check(void)
 	free(copy);
 }
 
+/* The verdict line (and the first WARN, if the verdict is something else). */
 static void print_verdict(void)
 {
 	printf("verdict: %s: %s\n", race_sh->kind, race_sh->message);
@@ -302,6 +312,7 @@ static void print_verdict(void)
 
 static double search_ms;
 
+/* Monotonic milliseconds. */
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -310,6 +321,7 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* What a search without a verdict covered: executions, bounds, exhaustion. */
 static void print_success(void)
 {
 	int b;
@@ -333,6 +345,7 @@ static void print_success(void)
 	}
 }
 
+/* --script and --sched into race_opt's tokens; exit 2 on a malformed one. */
 static void load_script(struct cmdline *cl)
 {
 	struct race_schedfile sf;
@@ -357,6 +370,10 @@ static void load_script(struct cmdline *cl)
 		race_opt.strategy = STRAT_SCRIPT;
 }
 
+/*
+ * race run: search; on a verdict print the timeline, write the schedule,
+ * replay it once.  Returns 0 iff the scenario met its expectation.
+ */
 static int cmd_run(struct cmdline *cl, const char *argv0)
 {
 	const struct race_scenario *sc = select_scenario(cl->file);
@@ -433,6 +450,11 @@ static unsigned long long trace_hash(void)
 	return h;
 }
 
+/*
+ * race replay: follow a schedule file (--times N: N times).  Returns 0 iff
+ * the expected result recurred, the recorded steps recurred and every
+ * replay was byte-identical; 2 for a malformed file.
+ */
 static int cmd_replay(struct cmdline *cl)
 {
 	struct race_schedfile sf;
@@ -511,6 +533,7 @@ static int cmd_replay(struct cmdline *cl)
 	return ok ? 0 : 1;
 }
 
+/* race list | run | replay: see the top of this file. */
 int main(int argc, char **argv)
 {
 	struct cmdline cl = { 0 };

@@ -104,6 +104,7 @@ int race_nr_workers(void)
 	return nr_workers;
 }
 
+/* Snapshot the readers inside a read-side section now. */
 static void gp_take(struct gp_snap *g)
 {
 	int i;
@@ -127,6 +128,7 @@ static int gp_elapsed(const struct gp_snap *g)
 	return 1;
 }
 
+/* Whether @t may perform its next step now, as the models say. */
 static int runnable(const struct rthread *t)
 {
 	if (t->state != TS_POINT)
@@ -145,6 +147,7 @@ static int runnable(const struct rthread *t)
 	return 1;
 }
 
+/* Every scenario thread finished and every callback returned. */
 static int all_done(void)
 {
 	int i;
@@ -194,6 +197,7 @@ static int blocked_reason(const struct rthread *t, char *buf, size_t len)
 	return snprintf(buf, len, "%s waits at %s.%s; ", name, t->fn, t->what);
 }
 
+/* No thread can run: the verdict names who waits where. */
 static void __noreturn deadlock(void)
 {
 	char msg[RACE_MSG_LEN];
@@ -304,36 +308,48 @@ static struct rthread *point(int op, const char *fn, const char *what,
 	return t;
 }
 
+/*
+ * The hooks of race_hooks.h.  Each is a scheduling point for a scenario
+ * thread and does nothing for any other thread (setup, teardown, the
+ * parent): outside an execution there is nobody to interleave with.
+ */
+
+/* A point before an access; a freed object ends the search. */
 void race_access(const char *fn, const char *what, const volatile void *addr)
 {
 	if (self)
 		point(OP_ACCESS, fn, what, addr);
 }
 
+/* The value of this thread's current step. */
 void race_seen(long value)
 {
 	if (self && self->step)
 		trace_value(self->step, value);
 }
 
+/* A point with no access: "<fn>.<label>". */
 void race_point_at(const char *fn, const char *label)
 {
 	if (self)
 		point(OP_ACCESS, fn, label, NULL);
 }
 
+/* A point that is runnable only while *@lock is free. */
 void race_spin_lock(const char *fn, void *lock)
 {
 	if (self)
 		point(OP_LOCK, fn, "spin_lock", lock);
 }
 
+/* Enter a read-side section (nesting counted) at a point. */
 void race_rcu_read_lock(const char *fn)
 {
 	if (self)
 		point(OP_ACCESS, fn, "rcu_read_lock", NULL)->rcu_nesting++;
 }
 
+/* Leave a read-side section; the outermost exit ends it for grace periods. */
 void race_rcu_read_unlock(const char *fn)
 {
 	struct rthread *t;
@@ -347,6 +363,7 @@ void race_rcu_read_unlock(const char *fn)
 		t->rcu_seq++;
 }
 
+/* A point runnable once the readers inside at arrival have left. */
 void race_synchronize_rcu(const char *fn)
 {
 	if (!self)
@@ -357,6 +374,7 @@ void race_synchronize_rcu(const char *fn)
 	point(OP_SYNC, fn, "synchronize_rcu", NULL);
 }
 
+/* Queue @func(@head) for the RCU thread, after the current readers. */
 void race_call_rcu(const char *fn, struct rcu_head *head,
 		   void (*func)(struct rcu_head *head))
 {
@@ -388,6 +406,7 @@ static void run_all_callbacks(void)
 	}
 }
 
+/* A point runnable once the callbacks queued before it have returned. */
 void race_rcu_barrier(const char *fn)
 {
 	if (self)
@@ -396,6 +415,7 @@ void race_rcu_barrier(const char *fn)
 		run_all_callbacks();
 }
 
+/* A point before a free; freeing a freed object is a double-free. */
 void race_free(const char *fn, const void *obj)
 {
 	if (self)
@@ -419,11 +439,13 @@ void race_report(const char *kind, const char *message)
 	race_fail(kind, "%s", message);
 }
 
+/* 1-based number of the calling scenario thread (RCU: n+1); 0 outside. */
 int race_current_thread(void)
 {
 	return self ? self->id : 0;
 }
 
+/* The step the calling thread is performing; -1 outside. */
 long race_current_step(void)
 {
 	if (!self || !self->step)
@@ -475,6 +497,7 @@ static void thread_done(struct rthread *t)
 	hand_to(choose(t));
 }
 
+/* A scenario thread (or RCU): one turn of the loop per execution. */
 static void *thread_main(void *arg)
 {
 	struct rthread *t = arg;
@@ -530,6 +553,7 @@ void race_sched_start(void)
 			race_fail("crash", "pthread_create failed");
 }
 
+/* Every thread back to its start; no callback pending. */
 static void reset_threads(void)
 {
 	int i;

@@ -118,6 +118,7 @@ static int check_thread(struct race_token *tok, const char *word, int nr_threads
 	return -1;
 }
 
+/* Append a zeroed token to the array; abort if memory is exhausted. */
 static struct race_token *new_token(struct race_token **tokens, int *nr)
 {
 	struct race_token *t;

@@ -55,6 +55,7 @@ static unsigned long long next_random(void)
 	return rng * 2685821657736338717ULL;
 }
 
+/* A uniform number in [0, @n). */
 static long random_below(long n)
 {
 	return (long)(next_random() % (unsigned long long)n);
@@ -96,6 +97,7 @@ static int dfs_backtrack(void)
 	return 0;
 }
 
+/* Next execution of the depth-first search; 0 once the last bound is done. */
 static int dfs_begin(void)
 {
 	if (started && !dfs_backtrack()) {
@@ -115,6 +117,10 @@ static int dfs_begin(void)
 	return 1;
 }
 
+/*
+ * Replay the recorded prefix of choices, then extend it with the default
+ * (no preemption).  The same prefix must meet the same runnable sets.
+ */
 static int dfs_pick(int from, int from_runnable, const int *ids, int nr)
 {
 	struct choice *c;
@@ -150,6 +156,7 @@ static int dfs_pick(int from, int from_runnable, const int *ids, int nr)
 	return c->idx;
 }
 
+/* New random priorities and change points for the next execution. */
 static int pct_begin(void)
 {
 	int slots = race_nr_workers() + 1, i, j, t;
@@ -178,6 +185,7 @@ static int pct_begin(void)
 	return 1;
 }
 
+/* The highest-priority runnable thread, after any change point. */
 static int pct_pick(int from, const int *ids, int nr)
 {
 	int i, best = 0;
@@ -192,6 +200,7 @@ static int pct_pick(int from, const int *ids, int nr)
 	return best;
 }
 
+/* Index of thread @id in @ids, or -1. */
 static int index_of(int id, const int *ids, int nr)
 {
 	int i;
@@ -202,6 +211,7 @@ static int index_of(int id, const int *ids, int nr)
 	return -1;
 }
 
+/* The schedule asked for a step that cannot happen here: say which. */
 static void __noreturn diverged(const struct race_token *tok,
 				const char *expected, const int *ids, int nr)
 {
@@ -234,6 +244,7 @@ static int default_pick(int from, int from_runnable, const int *ids, int nr)
 	return i < 0 ? 0 : i;
 }
 
+/* Follow the tokens; a step they cannot take is a divergence. */
 static int script_pick(int from, int from_runnable, const int *ids, int nr)
 {
 	const struct race_token *tok;

@@ -29,6 +29,7 @@ void trace_reset(void)
 	nr_vars = 0;
 }
 
+/* @N of a non-slab address (numbered at first use if @add); 0 if none. */
 static long var_id(const volatile void *addr, int add)
 {
 	int i;

@@ -16,17 +16,20 @@
 
 #define KEY	1
 
+/* The cache, holding key 1. */
 static void setup(void)
 {
 	cache_init();
 	cache_insert(KEY);
 }
 
+/* Frees what is left: the object if T2 did not remove it. */
 static void teardown(void)
 {
 	cache_destroy();
 }
 
+/* T1: the correct lookup, then its put. */
 static void lookup_locked(void)
 {
 	struct cache_obj *obj = cache_lookup(KEY);
@@ -35,6 +38,7 @@ static void lookup_locked(void)
 		cache_put(obj);
 }
 
+/* T1: the broken lookup, then its put. */
 static void lookup_unlocked(void)
 {
 	struct cache_obj *obj = cache_lookup_unlocked(KEY);
@@ -43,6 +47,7 @@ static void lookup_unlocked(void)
 		cache_put(obj);
 }
 
+/* T2: unlink key 1, drop the cache's reference. */
 static void remove_key(void)
 {
 	cache_remove(KEY);

@@ -25,11 +25,13 @@
 
 static int x, y, flag;
 
+/* Every shared variable back to 0. */
 static void zero(void)
 {
 	x = y = flag = 0;
 }
 
+/* Three steps. */
 static void write_three(void)
 {
 	WRITE_ONCE(x, 1);
@@ -46,6 +48,7 @@ RACE_SCENARIO(three_each) = {
 	.bound = 6,
 };
 
+/* A non-atomic increment: read, then write. */
 static void add_one(void)
 {
 	int v = READ_ONCE(x);
@@ -53,6 +56,7 @@ static void add_one(void)
 	WRITE_ONCE(x, v + 1);
 }
 
+/* Both increments must be there. */
 static const char *both_counted(void)
 {
 	return x == 2 ? NULL : "x != 2: an increment was lost";
@@ -83,11 +87,13 @@ static void window(void)
 		race_point("after");
 }
 
+/* One look at the flag, kept in y. */
 static void look(void)
 {
 	WRITE_ONCE(y, READ_ONCE(flag));
 }
 
+/* T2 must never have seen the window open. */
 static const char *never_inside(void)
 {
 	return y ? "T2 saw the window open" : NULL;
@@ -106,12 +112,14 @@ RACE_SCENARIO(flag_window) = {
 static DEFINE_SPINLOCK(lock_a);
 static DEFINE_SPINLOCK(lock_b);
 
+/* Both locks free. */
 static void init_locks(void)
 {
 	spin_lock_init(&lock_a);
 	spin_lock_init(&lock_b);
 }
 
+/* Lock A, then B. */
 static void a_then_b(void)
 {
 	spin_lock(&lock_a);
@@ -120,6 +128,7 @@ static void a_then_b(void)
 	spin_unlock(&lock_a);
 }
 
+/* Lock B, then A. */
 static void b_then_a(void)
 {
 	spin_lock(&lock_b);
@@ -137,12 +146,14 @@ RACE_SCENARIO(abba) = {
 	.threads = { a_then_b, b_then_a },
 };
 
+/* Busy-wait for the flag: a point per look, but no progress alone. */
 static void wait_flag(void)
 {
 	while (!READ_ONCE(flag))
 		;
 }
 
+/* Set the flag. */
 static void set_flag(void)
 {
 	WRITE_ONCE(flag, 1);
@@ -165,6 +176,7 @@ struct item {
 
 static struct item *gp;
 
+/* One item, published at gp. */
 static void publish(void)
 {
 	struct item *it = kmalloc(sizeof(*it), GFP_KERNEL);
@@ -173,6 +185,7 @@ static void publish(void)
 	RCU_INIT_POINTER(gp, it);
 }
 
+/* Read the published item inside a read-side section. */
 static void reader(void)
 {
 	struct item *it;
@@ -184,6 +197,7 @@ static void reader(void)
 	rcu_read_unlock();
 }
 
+/* Unpublish, wait for the readers, free. */
 static void unpublish_sync(void)
 {
 	struct item *it = READ_ONCE(gp);
@@ -193,11 +207,13 @@ static void unpublish_sync(void)
 	kfree(it);
 }
 
+/* The call_rcu callback: free the item. */
 static void free_item(struct rcu_head *head)
 {
 	kfree(container_of(head, struct item, rcu));
 }
 
+/* Unpublish, free after a grace period. */
 static void unpublish_call(void)
 {
 	struct item *it = READ_ONCE(gp);
@@ -206,6 +222,7 @@ static void unpublish_call(void)
 	call_rcu(&it->rcu, free_item);
 }
 
+/* Unpublish and free at once: the bug. */
 static void unpublish_now(void)
 {
 	struct item *it = READ_ONCE(gp);
@@ -241,6 +258,7 @@ RACE_SCENARIO(rcu_no_grace) = {
 	.threads = { reader, unpublish_now },
 };
 
+/* Allocate and keep: nobody frees it. */
 static void allocate(void)
 {
 	WRITE_ONCE(gp, kmalloc(sizeof(struct item), GFP_KERNEL));
@@ -264,6 +282,7 @@ static void wait_plainly(void)
 		;
 }
 
+/* The plain flag back to 0. */
 static void clear_plain(void)
 {
 	plain_flag = 0;

@@ -33,6 +33,7 @@ static volatile long iterations;
 static volatile int stop;
 static double t0;
 
+/* Monotonic milliseconds. */
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -52,6 +53,7 @@ static void died(void)
 		_exit(3);
 }
 
+/* A BUG's abort(): report, then die of the signal. */
 static void on_abort(int sig)
 {
 	died();
@@ -59,6 +61,7 @@ static void on_abort(int sig)
 	raise(sig);
 }
 
+/* T1: one unlocked lookup and put per iteration, between barriers. */
 static void *looker(void *arg)
 {
 	struct cache_obj *obj;
@@ -75,6 +78,7 @@ static void *looker(void *arg)
 	}
 }
 
+/* T2: insert, barrier, remove, barrier -- until a failure or the time limit. */
 int main(int argc, char **argv)
 {
 	double limit = 1e3 * (argc > 1 ? atof(argv[1]) : 10);
