@@ -370,6 +370,30 @@ static void load_script(struct cmdline *cl)
 		race_opt.strategy = STRAT_SCRIPT;
 }
 
+/* A verdict: timeline, schedule file, immediate replay, how it was found. */
+static void report_failure(struct cmdline *cl, const char *argv0,
+			   const char *desc)
+{
+	int err;
+
+	timeline_print(stdout, race_sh);
+	print_verdict();
+	if (cl->out) {
+		err = schedfile_write(cl->out, race_sh,
+				      cl->binary ? cl->binary : argv0, desc);
+		if (err)
+			printf("schedule: cannot write %s: %s\n", cl->out,
+			       strerror(-err));
+		else
+			printf("schedule: %s\n", cl->out);
+	}
+	if (strcmp(race_sh->kind, "diverged"))
+		replay_check();
+	printf("found after %ld execution%s in %.1f ms (%s)\n",
+	       race_sh->executions, race_sh->executions == 1 ? "" : "s",
+	       search_ms, desc);
+}
+
 /*
  * race run: search; on a verdict print the timeline, write the schedule,
  * replay it once.  Returns 0 iff the scenario met its expectation.
@@ -378,7 +402,7 @@ static int cmd_run(struct cmdline *cl, const char *argv0)
 {
 	const struct race_scenario *sc = select_scenario(cl->file);
 	char desc[128];
-	int state, met, err;
+	int state, met;
 
 	if (!race_opt.bound)
 		race_opt.bound = sc->bound ? sc->bound : RACE_DEFAULT_BOUND;
@@ -397,22 +421,7 @@ static int cmd_run(struct cmdline *cl, const char *argv0)
 	search_ms = now_ms() - search_ms;
 	strategy_desc(desc, sizeof(desc));
 	if (state == RUN_FAIL) {
-		timeline_print(stdout, race_sh);
-		print_verdict();
-		if (cl->out) {
-			err = schedfile_write(cl->out, race_sh,
-					      cl->binary ? cl->binary : argv0, desc);
-			if (err)
-				printf("schedule: cannot write %s: %s\n",
-				       cl->out, strerror(-err));
-			else
-				printf("schedule: %s\n", cl->out);
-		}
-		if (strcmp(race_sh->kind, "diverged"))
-			replay_check();
-		printf("found after %ld execution%s in %.1f ms (%s)\n",
-		       race_sh->executions, race_sh->executions == 1 ? "" : "s",
-		       search_ms, desc);
+		report_failure(cl, argv0, desc);
 	} else {
 		if (race_opt.strategy == STRAT_SCRIPT)
 			timeline_print(stdout, race_sh);
@@ -451,6 +460,69 @@ static unsigned long long trace_hash(void)
 }
 
 /*
+ * Read the schedule file of @cl (twice: the header names the scenario, whose
+ * threads the steps are checked against).  Exits 2 if it is malformed.
+ */
+static const struct race_scenario *load_schedfile(struct cmdline *cl,
+						  struct race_schedfile *sf)
+{
+	const struct race_scenario *sc;
+	char err[512];
+	int pass;
+
+	if (!cl->file)
+		usage("replay needs a schedule file");
+	for (pass = 0; pass < 2; pass++) {
+		if (schedfile_read(cl->file, sf, pass ? race_nr_workers() : 0,
+				   err, sizeof(err))) {
+			fprintf(stderr, "race: %s: %s\n", cl->file, err);
+			exit(2);
+		}
+		if (cl->scenario)
+			snprintf(sf->scenario, sizeof(sf->scenario), "%s",
+				 cl->scenario);
+		if (!sf->scenario[0]) {
+			fprintf(stderr, "race: %s: no 'scenario NAME' line, and "
+				"no --scenario\n", cl->file);
+			exit(2);
+		}
+		if (!pass)
+			sc = select_scenario(sf->scenario);
+	}
+	return sc;
+}
+
+/* Replay @times times (at least once); returns how many were identical to
+ * the first, byte for byte.  race_sh holds the last. */
+static long replay_times(long times)
+{
+	unsigned long long first = 0, h;
+	long i, same = 0;
+
+	for (i = 0; i < (times ? times : 1); i++) {
+		race_search();
+		h = trace_hash();
+		if (!i)
+			first = h;
+		same += h == first;
+	}
+	return same;
+}
+
+/* Whether the replay in race_sh followed @sf's steps; says where not. */
+static int followed(const struct race_schedfile *sf)
+{
+	char msg[RACE_MSG_LEN];
+
+	if (race_sh->state == RUN_FAIL && !strcmp(race_sh->kind, "diverged"))
+		return 0;	/* the verdict printed says where */
+	if (!compare_steps(sf->step_lines, sf->nr_step_lines, msg, sizeof(msg)))
+		return 1;
+	printf("%s\n", msg);
+	return 0;
+}
+
+/*
  * race replay: follow a schedule file (--times N: N times).  Returns 0 iff
  * the expected result recurred, the recorded steps recurred and every
  * replay was byte-identical; 2 for a malformed file.
@@ -458,33 +530,11 @@ static unsigned long long trace_hash(void)
 static int cmd_replay(struct cmdline *cl)
 {
 	struct race_schedfile sf;
-	const struct race_scenario *sc;
-	unsigned long long first = 0;
-	char err[512], msg[RACE_MSG_LEN];
+	const struct race_scenario *sc = load_schedfile(cl, &sf);
 	const char *expect, *got;
-	long i, same = 0;
-	int state = RUN_NONE, ok = 1;
+	long same;
+	int ok;
 
-	if (!cl->file)
-		usage("replay needs a schedule file");
-	if (schedfile_read(cl->file, &sf, 0, err, sizeof(err))) {
-		fprintf(stderr, "race: %s: %s\n", cl->file, err);
-		return 2;
-	}
-	if (cl->scenario)
-		snprintf(sf.scenario, sizeof(sf.scenario), "%s", cl->scenario);
-	if (!sf.scenario[0]) {
-		fprintf(stderr, "race: %s: no 'scenario NAME' line, and no "
-			"--scenario\n", cl->file);
-		return 2;
-	}
-	sc = select_scenario(sf.scenario);
-	if (schedfile_read(cl->file, &sf, race_nr_workers(), err, sizeof(err))) {
-		fprintf(stderr, "race: %s: %s\n", cl->file, err);
-		return 2;
-	}
-	if (cl->scenario)
-		snprintf(sf.scenario, sizeof(sf.scenario), "%s", cl->scenario);
 	race_opt.strategy = STRAT_SCRIPT;
 	race_opt.max_executions = 1;
 	race_opt.tokens = sf.tokens;
@@ -492,33 +542,19 @@ static int cmd_replay(struct cmdline *cl)
 	if (sf.build[0] && strcmp(sf.build, race_build_id()) && !cl->quiet)
 		printf("note: recorded by build %s, this is build %s: the code "
 		       "may have changed\n", sf.build, race_build_id());
-	for (i = 0; i < (cl->times ? cl->times : 1); i++) {
-		unsigned long long h;
-
-		state = race_search();
-		h = trace_hash();
-		if (!i)
-			first = h;
-		same += h == first;
-	}
+	same = replay_times(cl->times);
 	if (!cl->quiet) {
 		printf("== replay of %s: scenario %s\n", cl->file, sc->name);
 		timeline_print(stdout, race_sh);
-		if (state == RUN_FAIL)
+		if (race_sh->state == RUN_FAIL)
 			print_verdict();
 		else
 			printf("verdict: none (every thread finished, the "
 			       "checks held)\n");
 	}
-	if (state == RUN_FAIL && !strcmp(race_sh->kind, "diverged")) {
-		ok = 0;		/* the verdict above says where */
-	} else if (compare_steps(sf.step_lines, sf.nr_step_lines, msg,
-				 sizeof(msg))) {
-		printf("%s\n", msg);
-		ok = 0;
-	}
+	ok = followed(&sf);
 	expect = cl->expect ? cl->expect : sf.result[0] ? sf.result : "none";
-	got = state == RUN_FAIL ? race_sh->kind : "none";
+	got = race_sh->state == RUN_FAIL ? race_sh->kind : "none";
 	if (strcmp(expect, got)) {
 		printf("replay: expected result '%s', got '%s'\n", expect, got);
 		ok = 0;
