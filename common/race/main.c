@@ -195,6 +195,11 @@ static const struct race_scenario *select_scenario(const char *name)
 		fprintf(stderr, "\n");
 		exit(2);
 	}
+	if (!sc->threads[0] || !sc->threads[1]) {
+		fprintf(stderr, "race: scenario %s needs 2 to %d threads\n",
+			sc->name, RACE_MAX_THREADS);
+		exit(2);
+	}
 	race_sched_init(sc);
 	race_shared_map(race_opt.max_steps ? race_opt.max_steps :
 			sc->max_steps ? sc->max_steps : RACE_DEFAULT_STEPS);

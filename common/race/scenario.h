@@ -43,8 +43,10 @@
  *
  * Verdict kinds: "use-after-free", "warn" (WARN_ON fired, e.g. kref_get's
  * increment from 0), "underflow", "double-free", "leak", "deadlock",
- * "livelock", "check" (the scenario's check failed), "bug" (BUG_ON),
- * "crash" (a signal or a sanitizer report).
+ * "livelock", "check" (the scenario's check failed), "bug" (BUG_ON), any
+ * other kind a kit_bug() names, "crash" (a signal or a sanitizer report
+ * that is not a use-after-free or double free).  Replays add "diverged"
+ * and "nondeterministic".  docs/reproducer.md explains each.
  */
 #ifndef KIT_RACE_SCENARIO_H
 #define KIT_RACE_SCENARIO_H
