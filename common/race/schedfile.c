@@ -105,6 +105,17 @@ static int parse_thread(const char *s, size_t len)
 	return n;
 }
 
+/* "line 7", or "the script" for tokens from the command line (line 0). */
+static const char *where(int line)
+{
+	static char buf[32];
+
+	if (!line)
+		return "the script";
+	snprintf(buf, sizeof(buf), "line %d", line);
+	return buf;
+}
+
 /* Make thread numbers concrete and check they exist. */
 static int check_thread(struct race_token *tok, const char *word, int nr_threads,
 			char *err, size_t errlen)
@@ -113,8 +124,9 @@ static int check_thread(struct race_token *tok, const char *word, int nr_threads
 		tok->thread = nr_threads + 1;
 	if (tok->thread >= 1 && tok->thread <= nr_threads + 1)
 		return 0;
-	snprintf(err, errlen, "line %d: thread %s does not exist (this "
-		 "scenario has T1..T%d and RCU)", tok->line, word, nr_threads);
+	snprintf(err, errlen, "%s: thread %s does not exist (this "
+		 "scenario has T1..T%d and RCU)", where(tok->line), word,
+		 nr_threads);
 	return -1;
 }
 
@@ -165,9 +177,9 @@ int script_parse(const char *text, struct race_token **tokens, int *nr,
 		tok->mode = at ? TOK_UNTIL : tlen < len ? TOK_REST : TOK_ONE;
 		if (!tok->thread || (at && (len - tlen < 2 ||
 					    len - tlen > RACE_LABEL_LEN))) {
-			snprintf(err, errlen, "line %d: expected a thread step "
+			snprintf(err, errlen, "%s: expected a thread step "
 				 "like T1, T1@kref_get.read or T1+, got '%s'",
-				 line, word);
+				 where(line), word);
 			return -1;
 		}
 		if (at)

@@ -14,9 +14,11 @@
  *   leaky             a thread allocates and nobody frees: leak
  *   no_point_loop     a loop without any point: the watchdog ends it
  *   asan_plain_read   a plain read of freed memory: ASan reports it
+ *   warn_on_zero      a WARN_ON that fires: the "warn" verdict
  */
 #include <stddef.h>
 
+#include "bug.h"
 #include "race/scenario.h"
 #include "rcupdate.h"
 #include "rwonce.h"
@@ -314,4 +316,29 @@ RACE_SCENARIO(asan_plain_read) = {
 	.verdict = "use-after-free",
 	.setup = publish,
 	.threads = { plain_reader, unpublish_now },
+};
+
+/* kref_get's oracle in miniature: a WARN_ON on a count that reached 0. */
+static void one(void)
+{
+	x = 1;
+}
+
+static void get_checked(void)
+{
+	WARN_ON(!READ_ONCE(x));
+}
+
+static void drop(void)
+{
+	WRITE_ONCE(x, 0);
+}
+
+RACE_SCENARIO(warn_on_zero) = {
+	.name = "warn_on_zero",
+	.summary = "a WARN_ON that sees the count at 0",
+	.expect = RACE_MUST_FAIL,
+	.verdict = "warn",
+	.setup = one,
+	.threads = { get_checked, drop },
 };

@@ -217,6 +217,7 @@ class Engine(unittest.TestCase):
             "rcu_no_grace": "freed by T2 at step",
             "no_point_loop": "verdict: livelock: no scheduling point for 2 s "
                              "after step 1 (T1 at wait_plainly.start)",
+            "warn_on_zero": "   <- WARN\nverdict: warn: WARNING: tests/race/race_selftest.c:",
             "asan_plain_read": "verdict: use-after-free: AddressSanitizer during "
                                "this step: SUMMARY: AddressSanitizer: heap-use-after-free",
         }
