@@ -359,7 +359,7 @@ static void load_script(struct cmdline *cl)
 	if (cl->script && script_parse(cl->script, &race_opt.tokens,
 				       &race_opt.nr_tokens, race_nr_workers(),
 				       0, err, sizeof(err))) {
-		fprintf(stderr, "race: --script: %s\n", err);
+		fprintf(stderr, "race: %s\n", err);
 		exit(2);
 	}
 	if (cl->sched) {
