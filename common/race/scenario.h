@@ -22,7 +22,7 @@
  *		.summary  = "cache_lookup and cache_remove of the same key",
  *		.expect   = RACE_MUST_HOLD,
  *		.setup    = setup,
- *		.threads  = { lookup, remove },
+ *		RACE_THREADS(lookup, remove),	(or .threads = { ... })
  *		.check    = check,
  *		.teardown = teardown,
  *		.bound    = 2,
@@ -67,6 +67,8 @@ enum race_expect {
  *             (NULL: any verdict)
  * @setup:     builds the shared state, alone; may be NULL
  * @threads:   the thread functions, T1 first; unused slots are NULL
+ * @names:     their names for timelines ("T1 lookup"); RACE_THREADS()
+ *             fills both; NULL names show as plain "T1"
  * @check:     after every thread has finished: NULL if the invariant holds,
  *             else a message saying what is wrong; may be NULL
  * @teardown:  frees everything setup() and the threads left; may be NULL
@@ -80,11 +82,29 @@ struct race_scenario {
 	const char *verdict;
 	void (*setup)(void);
 	void (*threads[RACE_MAX_THREADS])(void);
+	const char *names[RACE_MAX_THREADS];
 	const char *(*check)(void);
 	void (*teardown)(void);
 	int bound;
 	long max_steps;
 };
+
+#define __RACE_STR1(a)			#a
+#define __RACE_STR2(a, b)		#a, #b
+#define __RACE_STR3(a, b, c)		#a, #b, #c
+#define __RACE_STR4(a, b, c, d)		#a, #b, #c, #d
+#define __RACE_PICK(_1, _2, _3, _4, name, ...)	name
+
+/**
+ * RACE_THREADS - the thread functions of a scenario, and their names
+ *
+ * In a scenario's initializer, RACE_THREADS(lookup, remove) sets .threads
+ * to { lookup, remove } and .names to { "lookup", "remove" }.
+ */
+#define RACE_THREADS(...)						\
+	.threads = { __VA_ARGS__ },					\
+	.names = { __RACE_PICK(__VA_ARGS__, __RACE_STR4, __RACE_STR3,	\
+			       __RACE_STR2, __RACE_STR1)(__VA_ARGS__) }
 
 /**
  * RACE_SCENARIO - define and register a scenario

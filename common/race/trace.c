@@ -187,6 +187,21 @@ void step_line(const struct race_step *s, long nr, char *buf, size_t len)
 		 obj, val);
 }
 
+/* "T1 lookup_unlocked" (the scenario's name for it), or "T1", "RCU". */
+static void column_title(int id, char *buf, size_t len)
+{
+	const char *name = NULL;
+	char who[16];
+
+	race_thread_name(id, who, sizeof(who));
+	if (id <= race_nr_workers() && race_sc && id <= RACE_MAX_THREADS)
+		name = race_sc->names[id - 1];
+	if (name)
+		snprintf(buf, len, "%s %s", who, name);
+	else
+		snprintf(buf, len, "%s", who);
+}
+
 /**
  * timeline_print - the execution in @sh, one column per thread
  *
@@ -196,7 +211,7 @@ void step_line(const struct race_step *s, long nr, char *buf, size_t len)
 void timeline_print(FILE *f, const struct race_shared *sh)
 {
 	int width[RACE_NR_SLOTS + 1] = { 0 }, cols = race_nr_workers(), c, w;
-	char cell[128], name[16];
+	char cell[128], name[64];
 	long i;
 
 	for (i = 0; i < sh->nr_steps; i++) {
@@ -210,9 +225,10 @@ void timeline_print(FILE *f, const struct race_shared *sh)
 	}
 	fprintf(f, "step");
 	for (c = 1; c <= cols; c++) {
-		if (width[c] < 4)
-			width[c] = 4;
-		race_thread_name(c, name, sizeof(name));
+		column_title(c, name, sizeof(name));
+		w = strlen(name);
+		if (width[c] < w)
+			width[c] = w;
 		if (c == cols)
 			fprintf(f, " | %s", name);
 		else

@@ -46,7 +46,7 @@ RACE_SCENARIO(three_each) = {
 	.summary = "two threads, three writes each: 20 interleavings",
 	.expect = RACE_MUST_HOLD,
 	.setup = zero,
-	.threads = { write_three, write_three },
+	RACE_THREADS(write_three, write_three),
 	.bound = 6,
 };
 
@@ -70,7 +70,7 @@ RACE_SCENARIO(lost_update) = {
 	.expect = RACE_MUST_FAIL,
 	.verdict = "check",
 	.setup = zero,
-	.threads = { add_one, add_one },
+	RACE_THREADS(add_one, add_one),
 	.check = both_counted,
 };
 
@@ -107,7 +107,7 @@ RACE_SCENARIO(flag_window) = {
 	.expect = RACE_MUST_FAIL,
 	.verdict = "check",
 	.setup = zero,
-	.threads = { window, look },
+	RACE_THREADS(window, look),
 	.check = never_inside,
 };
 
@@ -145,7 +145,7 @@ RACE_SCENARIO(abba) = {
 	.expect = RACE_MUST_FAIL,
 	.verdict = "deadlock",
 	.setup = init_locks,
-	.threads = { a_then_b, b_then_a },
+	RACE_THREADS(a_then_b, b_then_a),
 };
 
 /* Busy-wait for the flag: a point per look, but no progress alone. */
@@ -167,7 +167,7 @@ RACE_SCENARIO(spin_on_flag) = {
 	.expect = RACE_MUST_FAIL,
 	.verdict = "livelock",
 	.setup = zero,
-	.threads = { wait_flag, set_flag },
+	RACE_THREADS(wait_flag, set_flag),
 	.max_steps = 500,
 };
 
@@ -238,7 +238,7 @@ RACE_SCENARIO(rcu_sync) = {
 	.summary = "unpublish, synchronize_rcu, kfree vs a reader",
 	.expect = RACE_MUST_HOLD,
 	.setup = publish,
-	.threads = { reader, unpublish_sync },
+	RACE_THREADS(reader, unpublish_sync),
 	.bound = 3,
 };
 
@@ -247,7 +247,7 @@ RACE_SCENARIO(rcu_call) = {
 	.summary = "unpublish, call_rcu(kfree) vs a reader",
 	.expect = RACE_MUST_HOLD,
 	.setup = publish,
-	.threads = { reader, unpublish_call },
+	RACE_THREADS(reader, unpublish_call),
 	.bound = 3,
 };
 
@@ -257,7 +257,7 @@ RACE_SCENARIO(rcu_no_grace) = {
 	.expect = RACE_MUST_FAIL,
 	.verdict = "use-after-free",
 	.setup = publish,
-	.threads = { reader, unpublish_now },
+	RACE_THREADS(reader, unpublish_now),
 };
 
 /* Allocate and keep: nobody frees it. */
@@ -271,7 +271,7 @@ RACE_SCENARIO(leaky) = {
 	.summary = "an object nobody frees",
 	.expect = RACE_MUST_FAIL,
 	.verdict = "leak",
-	.threads = { allocate, set_flag },
+	RACE_THREADS(allocate, set_flag),
 };
 
 static volatile int plain_flag;
@@ -296,7 +296,7 @@ RACE_SCENARIO(no_point_loop) = {
 	.expect = RACE_MUST_FAIL,
 	.verdict = "livelock",
 	.setup = clear_plain,
-	.threads = { wait_plainly, set_flag },
+	RACE_THREADS(wait_plainly, set_flag),
 };
 
 /* A plain C read of freed memory: ASan, not the slab registry, sees it. */
@@ -315,7 +315,7 @@ RACE_SCENARIO(asan_plain_read) = {
 	.expect = RACE_MUST_FAIL,
 	.verdict = "use-after-free",
 	.setup = publish,
-	.threads = { plain_reader, unpublish_now },
+	RACE_THREADS(plain_reader, unpublish_now),
 };
 
 /* kref_get's oracle in miniature: a WARN_ON on a count that reached 0. */
@@ -340,5 +340,5 @@ RACE_SCENARIO(warn_on_zero) = {
 	.expect = RACE_MUST_FAIL,
 	.verdict = "warn",
 	.setup = one,
-	.threads = { get_checked, drop },
+	RACE_THREADS(get_checked, drop),
 };
