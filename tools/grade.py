@@ -21,12 +21,13 @@ Standard library only.
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 
-UNIT_TIMEOUT = 240          # seconds, a whole Criterion binary
-TEST_TIMEOUT = 60           # seconds, one Criterion test (--timeout)
-TSAN_TIMEOUT = 90           # seconds, one TSan case
+UNIT_TIMEOUT = int(os.environ.get("KIT_UNIT_TIMEOUT", 60))  # s, a Criterion binary
+TEST_TIMEOUT = int(os.environ.get("KIT_TEST_TIMEOUT", 60))  # s, one Criterion test
+TSAN_TIMEOUT = int(os.environ.get("KIT_TSAN_TIMEOUT", 60))  # s, one TSan case
 RACE_TIMEOUT = 300          # seconds, the race part
 RACE_ATTEMPTS = 3           # a "race" case may take this many runs to show it
 CLEAN_RUNS = 3             # a "clean" case must stay clean this many runs
@@ -47,16 +48,24 @@ class Part:
 
 
 def run(cmd, timeout, env=None):
-    """Run @cmd; return (exit status or 'TIMEOUT', stdout+stderr text)."""
+    """Run @cmd in its own process group; return (exit status or 'TIMEOUT',
+    stdout+stderr text).  On timeout the whole group is killed, so no test
+    process is left spinning."""
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=timeout, env=env, start_new_session=True)
-        return p.returncode, p.stdout.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode("utf-8", "replace")
-        return "TIMEOUT", out
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             env=env, start_new_session=True)
     except OSError as e:
         return "ERROR", str(e)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        return p.returncode, out.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, _ = p.communicate()
+        return "TIMEOUT", out.decode("utf-8", "replace")
 
 
 def strip_color(text):
@@ -82,20 +91,29 @@ def criterion_failures(out):
                 and line not in extra:
             extra.append(line)
     return sorted(found) + ["  " + l for l in extra[:4]]
+def unfinished_tests(out):
+    """Tests that Criterion --verbose started and never reported on."""
+    started = re.findall(r"^\[RUN \] (\S+)", out, re.M)
+    done = set(re.findall(r"^\[(?:PASS|FAIL|SKIP|CRASH)\s*\] (\S+):(?:\s|$)", out, re.M))
+    return [t for t in started if t not in done]
+
+
 def grade_unit(name, binary, lab_dir):
     """A Criterion binary: PASS iff every test ran and passed."""
     if not os.path.exists(binary):
         return Part(name, "FAIL", "not built: " + binary)
-    rc, out = run([binary, "--timeout=%d" % TEST_TIMEOUT, "--color=never"],
-                  UNIT_TIMEOUT)
+    rc, out = run([binary, "--timeout=%d" % TEST_TIMEOUT, "--color=never",
+                   "--verbose"], UNIT_TIMEOUT)
     out = strip_color(out)
     m = SYNTHESIS.search(out)
     hint = ("Read each failing test's message above, fix %s, and run "
             "'make lab-N' again.  One suite alone: %s --filter 'SUITE/*'"
             % (lab_dir, binary))
     if rc == "TIMEOUT":
+        hung = ["[TIMEOUT] %s: started, never finished (an endless loop? a "
+                "lock never released?)" % t for t in unfinished_tests(out)]
         return Part(name, "FAIL", "TIMEOUT after %ds" % UNIT_TIMEOUT,
-                    criterion_failures(out), hint)
+                    hung + criterion_failures(out), hint)
     if not m:
         tail = out.strip().splitlines()[-MAX_DETAILS:]
         return Part(name, "FAIL", "CRASH: the test binary died (exit %s) before "
@@ -164,9 +182,14 @@ def grade_tsan(bindir, lab_dir):
             ok = False
             details.append("%s --list failed (exit %s)" % (p, rc))
             continue
+        hung = False
         for case, expect in pairs:
             cases += 1
-            good, seen = run_tsan_case(prog, case, expect)
+            if hung:
+                good, seen = False, "not run: the previous case hung"
+            else:
+                good, seen = run_tsan_case(prog, case, expect)
+                hung = seen.startswith("TIMEOUT")
             ok &= good
             details.append("%-4s %s %s: expected %s, %s" % (
                 "ok" if good else "BAD", p, case, expect, seen))
