@@ -84,8 +84,8 @@ static void *reader(void *arg)
 	while (!READ_ONCE(stop)) {
 		rcu_read_lock();
 		it = rcu_dereference(gp);
-		if (it && it->value < 0)
-			(*bad)++;	/* a poisoned (freed) item reads negative */
+		if (it && (it->value < 0 || it->value > NR_UPDATES))
+			(*bad)++;	/* a freed item reads 0x6b6b...: huge */
 		rcu_read_unlock();
 	}
 	rcu_unregister_thread();
