@@ -28,7 +28,8 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-#define WATCHDOG_TICKS	2	/* seconds without a new step: a hang */
+#define WATCHDOG_TICKS	3	/* seconds without a new step: a hang (an ASan
+				   report, symbolized, takes well under it) */
 
 struct race_shared *race_sh;
 

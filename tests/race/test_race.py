@@ -169,7 +169,7 @@ class Replay(Tmp):
 
 
 class Engine(unittest.TestCase):
-    SLOW = ("no_point_loop",)   # the watchdog needs 2-3 s to call it a hang
+    SLOW = ("no_point_loop",)   # the watchdog needs 3-4 s to call it a hang
 
     def test_dfs_complete(self):
         """2 threads x 3 steps: C(6,3) = 20 interleavings, each once."""
@@ -215,7 +215,7 @@ class Engine(unittest.TestCase):
             "spin_on_flag": "T1 repeats wait_flag.READ_ONCE",
             "leaky": "verdict: leak: 1 object(s) still allocated",
             "rcu_no_grace": "freed by T2 at step",
-            "no_point_loop": "verdict: livelock: no scheduling point for 2 s "
+            "no_point_loop": "verdict: livelock: no scheduling point for 3 s "
                              "after step 1 (T1 at wait_plainly.start)",
             "warn_on_zero": "   <- WARN\nverdict: warn: WARNING: tests/race/race_selftest.c:",
             "asan_plain_read": "verdict: use-after-free: AddressSanitizer during "
