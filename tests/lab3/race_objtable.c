@@ -2,8 +2,9 @@
 /*
  * race_objtable.c - lab 3's race scenarios (see common/race/scenario.h).
  *
- * T1 always looks up key 1; T2 deletes key 1 (and in some scenarios inserts
- * key 2, which gets the freed memory back when the slab reuses at once).
+ * T1 always looks up key 1; the last thread deletes key 1 (and in some
+ * scenarios inserts key 2, which gets the freed memory back when the slab
+ * reuses at once).
  *
  *   lookup_vs_delete          must hold  plain table: lookup + put against
  *                                        delete; the last put may be either's
@@ -11,6 +12,8 @@
  *                                        key 2 inserted after the delete
  *   typesafe_lookup_vs_reuse  must hold  SLAB_TYPESAFE_BY_RCU: the lookup
  *                                        re-checks the key
+ *   two_lookups_vs_delete     must hold  two readers and the delete: any of
+ *                                        the three puts may be the last
  *   immediate_free_reuse      must fail  the article's pitfall: freed
  *                                        without call_rcu and reused; a
  *                                        2004 lookup ends up holding key 2
@@ -174,6 +177,26 @@ RACE_SCENARIO(typesafe_no_recheck) = {
 	.verdict  = "check",
 	.setup    = setup_typesafe,
 	.threads  = { lookup_key1_no_recheck, delete_key1_insert_key2 },
+	.check    = right_key,
+	.teardown = teardown,
+	.bound    = 2,
+};
+
+/* T2 of two_lookups_vs_delete: a second reader of key 1. */
+static void lookup_put_key1_again(void)
+{
+	struct object *obj = objtable_lookup(t, 1);
+
+	if (obj)
+		object_put(obj);
+}
+
+RACE_SCENARIO(two_lookups_vs_delete) = {
+	.name     = "two_lookups_vs_delete",
+	.summary  = "two lookups + puts against a delete: any of the three puts may be last",
+	.expect   = RACE_MUST_HOLD,
+	.setup    = setup_plain,
+	.threads  = { lookup_put_key1, lookup_put_key1_again, delete_key1 },
 	.check    = right_key,
 	.teardown = teardown,
 	.bound    = 2,
