@@ -12,8 +12,11 @@
       recorded result recurs.
   race.py grade  --lab N --bin BIN --impl-dir DIR
       one line per scenario, then (lab 1) the student's DIR/race.sched,
-      which must replay to kref_get touching the freed object; the last
+      which must replay to the increment of the freed object; the last
       line is the summary.  Exit 0 iff everything passed.
+      Lab 1's race.sched passes only if the verdict is use-after-free at
+      kref_get.inc: the count was read while the object lived, and the
+      increment hit it freed -- the interleaving of the 2004 article.
 
 Standard library only.
 """
@@ -26,7 +29,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMEOUT = 240
 # Lab 1's exercise: the scenario the student's race.sched drives.
-EXERCISES = {1: ("lookup_unlocked_vs_remove", "use-after-free", "kref_get.")}
+# (scenario, verdict kind, where the verdict must happen: a label prefix)
+EXERCISES = {1: ("lookup_unlocked_vs_remove", "use-after-free", "kref_get.inc")}
 RESULT = re.compile(r"^RESULT (\S+) expect=(\S+) got=(\S+) met=(\S+) executions=(\d+)", re.M)
 REPLAY = re.compile(r"^REPLAY (\S+) expect=(\S+) got=(\S+) ok=(\S+)", re.M)
 
@@ -181,9 +185,9 @@ def grade_exercise(lab, binary, impl_dir):
     ok = m.group(4) == "yes" and (": " + where) in text
     if ok:
         return True, "PASS race.sched replays to: %s" % text[:160]
-    return False, ("FAIL race.sched must make %s touch the freed object "
-                   "(verdict %s); it replays to: %s" % (where.rstrip("."), kind,
-                                                        text[:160] or m.group(3)))
+    return False, ("FAIL race.sched must end in %s at %s (the increment of the "
+                   "freed object); it replays to: %s" % (kind, where,
+                                                         text[:160] or m.group(3)))
 
 
 def cmd_grade(args):

@@ -97,6 +97,16 @@ class Lab1(Tmp):
                       "--impl-dir", os.path.join(ROOT, "labs", "lab1-kref"))
         self.assertEqual(rc, 1, out)
         self.assertIn("FAIL race.sched", out)
+        # freed before kref_get even read the count: not the article's race
+        early = self.path("race.sched")
+        with open(early, "w") as f:
+            f.write("race-schedule 1\nscenario %s\n"
+                    "run T1@cache_lookup_unlocked.spin_unlock T2+ T1\n" % UNLOCKED)
+        rc, out = run(sys.executable, tool, "grade", "--lab", "1", "--bin", LAB1,
+                      "--impl-dir", self.dir.name)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL race.sched must end in use-after-free at kref_get.inc", out)
+        self.assertIn("it replays to: use-after-free: kref_get.read", out)
 
 
 class Replay(Tmp):
