@@ -175,7 +175,8 @@ SUITES = [
 
 def child_env():
     env = dict(os.environ)
-    for k in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES"):
+    # IMPL too: each row names the tree it builds, or means the default.
+    for k in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "IMPL"):
         env.pop(k, None)
     env["BUILD"] = BUILD
     return env
