@@ -28,8 +28,7 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-#define WATCHDOG_TICKS	3	/* seconds without a new step: a hang (an ASan
-				   report, symbolized, takes well under it) */
+#define WATCHDOG_TICKS	3	/* ticks without a new step: a hang */
 
 struct race_shared *race_sh;
 
@@ -79,32 +78,68 @@ static void asan_report(const char *report)
 }
 #endif
 
-static long watch_last = -1;
-static int watch_ticks;
+/*
+ * Two watchdogs, one handler.  SIGPROF ticks every second of CPU time the
+ * search burns: a thread spinning in a loop without a point burns it, a
+ * process starved by a loaded machine does not.  SIGALRM ticks every
+ * WATCHDOG_BLOCKED_S seconds of real time, for a thread blocked outside
+ * the reproducer's models (which burns no CPU).
+ */
+#define WATCHDOG_BLOCKED_S	10
 
-/* SIGALRM each second: no new step for WATCHDOG_TICKS seconds is a hang. */
-static void watchdog(int sig __maybe_unused)
+struct watch {
+	long last;		/* progress at the last tick */
+	int ticks;		/* ticks since it changed */
+	int seconds;		/* per tick */
+};
+
+static struct watch cpu_watch = { -1, 0, 1 };
+static struct watch real_watch = { -1, 0, WATCHDOG_BLOCKED_S };
+
+/* A hang: name the last step, and what is probably missing after it. */
+static void __noreturn hang(int seconds, const char *how)
 {
-	long now = race_sh->executions * 1000003L + race_sh->nr_steps;
 	const struct race_step *s;
 	char who[16];
 
-	if (now != watch_last) {
-		watch_last = now;
-		watch_ticks = 0;
+	if (!race_sh->nr_steps)
+		race_fail("livelock", "no scheduling point for %d s (%s) in "
+			  "setup() or before the first step", seconds, how);
+	s = &race_sh->steps[race_sh->nr_steps - 1];
+	race_fail("livelock", "no scheduling point for %d s (%s) after step "
+		  "%ld (%s at %s.%s): a loop that touches no shared state "
+		  "through common/ -- add race_point() in it, or use a primitive",
+		  seconds, how, race_sh->nr_steps,
+		  race_thread_name(s->thread, who, sizeof(who)), s->fn, s->what);
+}
+
+/* Each tick: no new step for WATCHDOG_TICKS ticks is a hang. */
+static void watchdog(int sig)
+{
+	struct watch *w = sig == SIGPROF ? &cpu_watch : &real_watch;
+	long now = race_sh->executions * 1000003L + race_sh->nr_steps;
+
+	if (now != w->last) {
+		w->last = now;
+		w->ticks = 0;
 		return;
 	}
-	if (++watch_ticks < WATCHDOG_TICKS)
-		return;
-	if (!race_sh->nr_steps)
-		race_fail("livelock", "no scheduling point for %d s in setup() "
-			  "or the first steps", WATCHDOG_TICKS);
-	s = &race_sh->steps[race_sh->nr_steps - 1];
-	race_fail("livelock", "no scheduling point for %d s after step %ld "
-		  "(%s at %s.%s): a loop that touches no shared state through "
-		  "common/ -- add race_point() in it, or use a primitive",
-		  WATCHDOG_TICKS, race_sh->nr_steps,
-		  race_thread_name(s->thread, who, sizeof(who)), s->fn, s->what);
+	if (++w->ticks >= WATCHDOG_TICKS)
+		hang(w->ticks * w->seconds,
+		     sig == SIGPROF ? "of CPU time" : "blocked");
+}
+
+/* Start both watchdogs. */
+static void watchdog_start(void)
+{
+	struct itimerval cpu = { { 1, 0 }, { 1, 0 } };
+	struct itimerval real = { { WATCHDOG_BLOCKED_S, 0 },
+				  { WATCHDOG_BLOCKED_S, 0 } };
+
+	signal(SIGPROF, watchdog);
+	signal(SIGALRM, watchdog);
+	setitimer(ITIMER_PROF, &cpu, NULL);
+	setitimer(ITIMER_REAL, &real, NULL);
 }
 
 /* Guarantees: this thread, and every thread it creates, runs on one CPU. */
@@ -125,14 +160,11 @@ static void pin_to_one_cpu(void)
  */
 static void __noreturn child_main(void)
 {
-	struct itimerval tick = { { 1, 0 }, { 1, 0 } };
-
 #ifdef CONFIG_KIT_ASAN
 	__asan_set_error_report_callback(asan_report);
 #endif
 	pin_to_one_cpu();
-	signal(SIGALRM, watchdog);
-	setitimer(ITIMER_REAL, &tick, NULL);
+	watchdog_start();
 	race_sched_start();
 	strategy_init();
 	while (strategy_begin()) {

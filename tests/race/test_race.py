@@ -225,7 +225,7 @@ class Engine(unittest.TestCase):
             "spin_on_flag": "T1 repeats wait_flag.READ_ONCE",
             "leaky": "verdict: leak: 1 object(s) still allocated",
             "rcu_no_grace": "freed by T2 at step",
-            "no_point_loop": "verdict: livelock: no scheduling point for 3 s "
+            "no_point_loop": "verdict: livelock: no scheduling point for 3 s (of CPU time) "
                              "after step 1 (T1 at wait_plainly.start)",
             "warn_on_zero": "   <- WARN\nverdict: warn: WARNING: tests/race/race_selftest.c:",
             "asan_plain_read": "verdict: use-after-free: AddressSanitizer during "
