@@ -53,9 +53,10 @@ void refcount_dec(refcount_t *rc)
 int refcount_put_and_lock(refcount_t *rc, spinlock_t *lock)
 {
 	/*
-	 * TODO: atomic_dec_and_lock().  Decrement without the lock while the
-	 * count stays above 0; when this put may be the last, take @lock,
-	 * then decrement.  Return 1 with @lock held iff the count reached 0.
+	 * TODO: atomic_dec_and_lock().  While the count is above 1 this put
+	 * cannot be the last: decrement it without the lock (a cmpxchg
+	 * loop).  When you see 1, take @lock, then decrement.  Return 1 with
+	 * @lock held iff the count reached 0; otherwise unlock, return 0.
 	 */
 	(void)rc;
 	(void)lock;
