@@ -70,6 +70,7 @@ Test(atomic, once_accessors)
 
 static atomic_t shared = ATOMIC_INIT(0);
 
+/* NR_INCS relaxed increments of the shared counter. */
 static void *incrementer(void *arg)
 {
 	int i;

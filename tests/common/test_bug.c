@@ -22,6 +22,7 @@ Test(bug, warn_on_counts_and_returns_the_condition)
 	cr_assert_eq(warn_count(), 0);
 }
 
+/* One WARN_ON_ONCE call site, called several times. */
 static int warn_once_site(void)
 {
 	return WARN_ON_ONCE(1);

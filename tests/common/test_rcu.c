@@ -19,6 +19,7 @@ struct item {
 static struct item *gp;
 static atomic_t callbacks = ATOMIC_INIT(0);
 
+/* RCU callback: count it, free the item. */
 static void free_item(struct rcu_head *head)
 {
 	struct item *it = container_of(head, struct item, rcu);
@@ -27,6 +28,7 @@ static void free_item(struct rcu_head *head)
 	kfree(it);
 }
 
+/* A fresh item holding @value (the test fails if memory runs out). */
 static struct item *new_item(int value)
 {
 	struct item *it = kmalloc(sizeof(*it), GFP_KERNEL);
@@ -75,6 +77,7 @@ Test(rcu, call_rcu_runs_each_callback_once)
 
 static int stop;
 
+/* Read the published item until told to stop; count freed items seen. */
 static void *reader(void *arg)
 {
 	struct item *it;

@@ -18,6 +18,7 @@ struct thing {
 
 static struct kmem_cache *cachep;
 
+/* Each test gets a fresh cache of struct thing and an empty slab record. */
 static void setup(void)
 {
 	slab_reset();
@@ -142,6 +143,7 @@ Test(slab, quarantine_does_not_reuse)
 
 static int ctor_calls;
 
+/* Constructor of the type-stable cache: counts its calls. */
 static void thing_ctor(void *p)
 {
 	struct thing *t = p;

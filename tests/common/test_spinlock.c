@@ -15,6 +15,7 @@
 static DEFINE_SPINLOCK(lock);
 static long counter;		/* plain on purpose: only the lock protects it */
 
+/* NR_ROUNDS increments of a plain counter, each under the lock. */
 static void *locker(void *arg)
 {
 	int i;
@@ -64,6 +65,7 @@ Test(spinlock, unlock_of_free_lock_is_a_bug, .signal = SIGABRT)
 
 static volatile sig_atomic_t handled;
 
+/* The "interrupt handler": records that it ran. */
 static void on_usr1(int sig)
 {
 	(void)sig;

@@ -48,6 +48,7 @@ static const struct {
 static struct item *gp;
 static int stop;
 
+/* A fresh item for @v, not yet published. */
 static struct item *new_item(long v)
 {
 	struct item *it = kmalloc(sizeof(*it), GFP_KERNEL);
@@ -57,11 +58,13 @@ static struct item *new_item(long v)
 	return it;
 }
 
+/* call_rcu callback: the grace period is over, free the item. */
 static void free_item_rcu(struct rcu_head *head)
 {
 	kfree(container_of(head, struct item, rcu));
 }
 
+/* Read the published item under RCU until told to stop. */
 static void *reader(void *arg)
 {
 	long *sum = arg;
@@ -103,6 +106,7 @@ static void update(enum mode mode)
 	}
 }
 
+/* One bounded run; 0 unless objects leaked. */
 static int run(enum mode mode)
 {
 	pthread_t t[NR_READERS];

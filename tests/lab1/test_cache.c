@@ -11,6 +11,7 @@
 #include "cache.h"
 #include "slab.h"
 
+/* Each test starts with an empty cache, an empty slab record, no warning. */
 static void setup(void)
 {
 	warn_reset();
@@ -18,6 +19,7 @@ static void setup(void)
 	cr_assert_eq(cache_init(), 0, "cache_init failed");
 }
 
+/* Each test ends by emptying the cache (the slab reports what leaked). */
 static void teardown(void)
 {
 	cache_destroy();

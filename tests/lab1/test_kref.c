@@ -10,12 +10,14 @@
 static int releases;
 static struct kref *released;
 
+/* The release function of the tests: counts its calls, remembers @kref. */
 static void count_release(struct kref *kref)
 {
 	releases++;
 	released = kref;
 }
 
+/* Each test starts with no release seen and no warning counted. */
 static void reset(void)
 {
 	releases = 0;

@@ -25,6 +25,7 @@ struct looker {
 	long found, bad;
 };
 
+/* Look every key up ITERATIONS times; count finds and wrong objects. */
 static void *looker_fn(void *arg)
 {
 	struct looker *l = arg;

@@ -42,6 +42,7 @@ static const struct tsan_case cases[] = {
 static const struct tsan_case *this_case;
 static int stop;
 
+/* Say why the program's own check failed; returns the exit status 1. */
 static int fail(const char *what)
 {
 	fprintf(stderr, "tsan_cache: %s\n", what);
@@ -67,6 +68,7 @@ static int sanity_check(void)
 	return 0;
 }
 
+/* Look the key up and put it until told to stop; count the finds. */
 static void *looker_fn(void *arg)
 {
 	struct cache_obj *obj;
@@ -82,6 +84,7 @@ static void *looker_fn(void *arg)
 	return NULL;
 }
 
+/* The bounded stress of this_case; 0 unless the lab code failed a check. */
 static int run_case(void)
 {
 	pthread_t t[NR_LOOKERS];
