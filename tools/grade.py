@@ -219,9 +219,12 @@ def grade_race(args, race_bin):
         return Part("race", "PASS", summary)
     if rc == "TIMEOUT":
         summary = "TIMEOUT after %ds" % RACE_TIMEOUT
-    return Part("race", "FAIL", summary, lines[-MAX_DETAILS:-1],
-                "Replay the failing schedule to see the two-thread timeline: "
-                "'make race-%d IMPL=%s'." % (args.lab, args.impl))
+    hint = ("See the timelines, one column per thread: 'make race-%d IMPL=%s'."
+            % (args.lab, args.impl))
+    sched = os.path.join(args.impl, args.dir, "race.sched")
+    if os.path.exists(sched):
+        hint += "  Replay your schedule step by step: 'make replay SCHED=%s'." % sched
+    return Part("race", "FAIL", summary, lines[-MAX_DETAILS:-1], hint)
 
 
 def report(args, parts):
