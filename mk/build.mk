@@ -33,6 +33,8 @@ CFLAGS_race  := -O1 -fno-omit-frame-pointer -fsanitize=address \
 KIT_LDLIBS   := -lurcu-memb -pthread
 
 COMMON_SRC := $(wildcard common/*.c)
+# Linked into every Criterion binary: a default time limit per test.
+UNIT_SRC   := tests/criterion_timeout.c
 RACE_SRC   := $(wildcard common/race/*.c)
 
 # objs VARIANT, SOURCES: common/ does not depend on IMPL, so its objects
@@ -57,7 +59,7 @@ $(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
 
 # unit_rules LAB, VARIANT
 define unit_rules
-$(call lab_unit_bin,$(2),$(1)): $(call objs,$(2),$(wildcard tests/lab$(1)/test_*.c) $(call lab_src,$(1)) $(COMMON_SRC)) | deps-ok
+$(call lab_unit_bin,$(2),$(1)): $(call objs,$(2),$(wildcard tests/lab$(1)/test_*.c) $(UNIT_SRC) $(call lab_src,$(1)) $(COMMON_SRC)) | deps-ok
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_$(2)) -o $$@ $$^ -lcriterion $$(KIT_LDLIBS)
 endef
@@ -89,7 +91,7 @@ deps-ok:
 
 # The kit's own tests of common/: tests/common/test_*.c and tsan_*.c.
 $(foreach v,plain asan,$(eval $(B)/$(v)/common/unit: \
-	$(call objs,$(v),$(wildcard tests/common/test_*.c) $(COMMON_SRC)) | deps-ok ; \
+	$(call objs,$(v),$(wildcard tests/common/test_*.c) $(UNIT_SRC) $(COMMON_SRC)) | deps-ok ; \
 	@mkdir -p $$(@D) ; $$(CC) $$(CFLAGS_$(v)) -o $$@ $$^ -lcriterion $$(KIT_LDLIBS)))
 
 $(B)/tsan/common/tsan_%: $(call objs,tsan,tests/common/tsan_%.c $(COMMON_SRC)) | deps-ok
