@@ -19,7 +19,10 @@ B       := $(BUILD)/$(subst /,_,$(patsubst %/,%,$(IMPL)))
 VARIANTS := plain asan tsan race
 
 COMMON_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -pthread -MMD -MP -Icommon
-KIT_CFLAGS := $(COMMON_CFLAGS) $(foreach n,$(LABS),-I$(IMPL)/$(LAB_$(n)))
+# A lab's headers are its API and live in labs/ only: a tree (solutions/, a
+# known-wrong variant) holds the .c files and may override a header.
+KIT_CFLAGS := $(COMMON_CFLAGS) -Itests \
+	$(foreach n,$(LABS),-I$(IMPL)/$(LAB_$(n)) -Ilabs/$(LAB_$(n)))
 CFLAGS_plain := -O2
 CFLAGS_asan  := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined
@@ -35,6 +38,8 @@ KIT_LDLIBS   := -lurcu-memb -pthread
 COMMON_SRC := $(wildcard common/*.c)
 # Linked into every Criterion binary: a default time limit per test.
 UNIT_SRC   := tests/criterion_timeout.c
+# Linked into every TSan program: its --list / CASE command line.
+TSAN_SRC   := tests/tsan_case.c
 RACE_SRC   := $(wildcard common/race/*.c)
 
 # objs VARIANT, SOURCES: common/ does not depend on IMPL, so its objects
@@ -67,7 +72,7 @@ endef
 define lab_rules
 $(foreach v,plain asan,$(eval $(call unit_rules,$(1),$(v))))
 
-$(B)/tsan/lab$(1)/tsan_%: $(call objs,tsan,tests/lab$(1)/tsan_%.c $(call lab_src,$(1)) $(COMMON_SRC)) | deps-ok
+$(B)/tsan/lab$(1)/tsan_%: $(call objs,tsan,tests/lab$(1)/tsan_%.c $(TSAN_SRC) $(call lab_src,$(1)) $(COMMON_SRC)) | deps-ok
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_tsan) -o $$@ $$^ $$(KIT_LDLIBS)
 
@@ -94,7 +99,7 @@ $(foreach v,plain asan,$(eval $(B)/$(v)/common/unit: \
 	$(call objs,$(v),$(wildcard tests/common/test_*.c) $(UNIT_SRC) $(COMMON_SRC)) | deps-ok ; \
 	@mkdir -p $$(@D) ; $$(CC) $$(CFLAGS_$(v)) -o $$@ $$^ -lcriterion $$(KIT_LDLIBS)))
 
-$(B)/tsan/common/tsan_%: $(call objs,tsan,tests/common/tsan_%.c $(COMMON_SRC)) | deps-ok
+$(B)/tsan/common/tsan_%: $(call objs,tsan,tests/common/tsan_%.c $(TSAN_SRC) $(COMMON_SRC)) | deps-ok
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_tsan) -o $@ $^ $(KIT_LDLIBS)
 

@@ -24,6 +24,7 @@
 #include "rcupdate.h"
 #include "rwonce.h"
 #include "slab.h"
+#include "tsan_case.h"
 
 #define NR_READERS	2
 #define NR_UPDATES	300
@@ -35,15 +36,6 @@ struct item {
 };
 
 enum mode { SYNC, CALL_RCU, EARLY_FREE };
-
-static const struct {
-	const char *name, *expect;
-	enum mode mode;
-} cases[] = {
-	{ "sync",       "clean", SYNC },
-	{ "call_rcu",   "clean", CALL_RCU },
-	{ "early_free", "race",  EARLY_FREE },
-};
 
 static struct item *gp;
 static int stop;
@@ -106,9 +98,10 @@ static void update(enum mode mode)
 	}
 }
 
-/* One bounded run; 0 unless objects leaked. */
-static int run(enum mode mode)
+/* One bounded run of case @c; 0 unless objects leaked. */
+static int run(const struct tsan_case *c)
 {
+	enum mode mode = (enum mode)(long)c->arg;
 	pthread_t t[NR_READERS];
 	long sum[NR_READERS] = { 0 };
 	int i;
@@ -130,18 +123,13 @@ static int run(enum mode mode)
 	return slab_objects_live() != 0;
 }
 
+static const struct tsan_case cases[] = {
+	{ "sync",       "clean", run, (void *)SYNC },
+	{ "call_rcu",   "clean", run, (void *)CALL_RCU },
+	{ "early_free", "race",  run, (void *)EARLY_FREE },
+};
+
 int main(int argc, char **argv)
 {
-	size_t i;
-
-	if (argc == 2 && !strcmp(argv[1], "--list")) {
-		for (i = 0; i < ARRAY_SIZE(cases); i++)
-			printf("%s %s\n", cases[i].name, cases[i].expect);
-		return 0;
-	}
-	for (i = 0; argc == 2 && i < ARRAY_SIZE(cases); i++)
-		if (!strcmp(argv[1], cases[i].name))
-			return run(cases[i].mode);
-	fprintf(stderr, "usage: %s --list | CASE\n", argv[0]);
-	return 2;
+	return tsan_case_main(argc, argv, cases, ARRAY_SIZE(cases));
 }

@@ -23,23 +23,15 @@
 #include "bug.h"
 #include "cache.h"
 #include "slab.h"
+#include "tsan_case.h"
 
 #define KEY		42
 #define NR_LOOKERS	1
 #define ITERATIONS	200000
 
-struct tsan_case {
-	const char *name;
-	const char *expect;
-	struct cache_obj *(*lookup)(int key);
-};
+typedef struct cache_obj *(*lookup_fn)(int key);
 
-static const struct tsan_case cases[] = {
-	{ "locked",   "clean", cache_lookup },
-	{ "unlocked", "race",  cache_lookup_unlocked },
-};
-
-static const struct tsan_case *this_case;
+static lookup_fn lookup;
 static int stop;
 
 /* Say why the program's own check failed; returns the exit status 1. */
@@ -56,7 +48,7 @@ static int sanity_check(void)
 
 	if (cache_insert(KEY))
 		return fail("sanity: cache_insert failed");
-	obj = this_case->lookup(KEY);
+	obj = lookup(KEY);
 	if (!obj || obj->key != KEY)
 		return fail("sanity: the lookup does not find an inserted key");
 	if (kref_read(&obj->kref) != 2)
@@ -75,7 +67,7 @@ static void *looker_fn(void *arg)
 	long *found = arg;
 
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-		obj = this_case->lookup(KEY);
+		obj = lookup(KEY);
 		if (obj) {
 			(*found)++;
 			cache_put(obj);
@@ -84,13 +76,14 @@ static void *looker_fn(void *arg)
 	return NULL;
 }
 
-/* The bounded stress of this_case; 0 unless the lab code failed a check. */
-static int run_case(void)
+/* The bounded stress of case @c; 0 unless the lab code failed a check. */
+static int run_case(const struct tsan_case *c)
 {
 	pthread_t t[NR_LOOKERS];
 	long found[NR_LOOKERS] = { 0 };
 	int i;
 
+	lookup = (lookup_fn)c->arg;
 	if (cache_init())
 		return fail("cache_init failed");
 	if (sanity_check())
@@ -109,29 +102,16 @@ static int run_case(void)
 	if (slab_objects_live() != 0)
 		return fail("objects leaked");
 	printf("tsan_cache %s: %d insert/remove rounds, %ld lookups found the key, "
-	       "%lu warnings\n", this_case->name, ITERATIONS, found[0], warn_count());
+	       "%lu warnings\n", c->name, ITERATIONS, found[0], warn_count());
 	return 0;
 }
 
+static const struct tsan_case cases[] = {
+	{ "locked",   "clean", run_case, cache_lookup },
+	{ "unlocked", "race",  run_case, cache_lookup_unlocked },
+};
+
 int main(int argc, char **argv)
 {
-	size_t i;
-
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s --list | CASE\n", argv[0]);
-		return 2;
-	}
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		if (!strcmp(argv[1], "--list"))
-			printf("%s %s\n", cases[i].name, cases[i].expect);
-		else if (!strcmp(argv[1], cases[i].name))
-			this_case = &cases[i];
-	}
-	if (!strcmp(argv[1], "--list"))
-		return 0;
-	if (!this_case) {
-		fprintf(stderr, "%s: no case '%s' (try --list)\n", argv[0], argv[1]);
-		return 2;
-	}
-	return run_case();
+	return tsan_case_main(argc, argv, cases, ARRAY_SIZE(cases));
 }

@@ -21,6 +21,7 @@
 #include "rwonce.h"
 #include "slab.h"
 #include "spinlock.h"
+#include "tsan_case.h"
 
 #define NR_THREADS	4
 #define ITERATIONS	20000
@@ -57,7 +58,7 @@ static void *get_put(void *arg)
 	return NULL;
 }
 
-static int case_get_put(void)
+static int case_get_put(const struct tsan_case *c __maybe_unused)
 {
 	refcount_init(&shared);
 	run_threads(get_put);
@@ -73,7 +74,7 @@ static void *get_rcu_put(void *arg)
 	return NULL;
 }
 
-static int case_get_rcu(void)
+static int case_get_rcu(const struct tsan_case *c __maybe_unused)
 {
 	refcount_init(&shared);
 	run_threads(get_rcu_put);
@@ -137,7 +138,7 @@ static void *slot_user(void *arg)
 	return NULL;
 }
 
-static int case_put_and_lock(void)
+static int case_put_and_lock(const struct tsan_case *c __maybe_unused)
 {
 	slot_cachep = kmem_cache_create("slot_obj", sizeof(struct slot_obj),
 					0, 0, NULL);
@@ -146,33 +147,13 @@ static int case_put_and_lock(void)
 	       expect("warnings", warn_count(), 0);
 }
 
-static const struct tsan_case {
-	const char *name;
-	const char *verdict;
-	int (*run)(void);
-} cases[] = {
-	{ "get_put",		"clean", case_get_put },
-	{ "get_rcu",		"clean", case_get_rcu },
-	{ "put_and_lock",	"clean", case_put_and_lock },
+static const struct tsan_case cases[] = {
+	{ "get_put",		"clean", case_get_put, NULL },
+	{ "get_rcu",		"clean", case_get_rcu, NULL },
+	{ "put_and_lock",	"clean", case_put_and_lock, NULL },
 };
 
 int main(int argc, char **argv)
 {
-	size_t i;
-
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s --list | <case>\n", argv[0]);
-		return 2;
-	}
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		if (!strcmp(argv[1], "--list"))
-			printf("%s %s\n", cases[i].name, cases[i].verdict);
-		else if (!strcmp(argv[1], cases[i].name))
-			return cases[i].run();
-	}
-	if (strcmp(argv[1], "--list")) {
-		fprintf(stderr, "%s: no case '%s'\n", argv[0], argv[1]);
-		return 2;
-	}
-	return 0;
+	return tsan_case_main(argc, argv, cases, ARRAY_SIZE(cases));
 }

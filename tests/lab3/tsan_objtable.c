@@ -22,6 +22,7 @@
 #include "rcupdate.h"
 #include "rwonce.h"
 #include "slab.h"
+#include "tsan_case.h"
 
 #define NR_READERS	2
 #define NR_KEYS		4
@@ -125,56 +126,36 @@ static int run(unsigned long flags, void (*reader_op)(int),
 	return 0;
 }
 
-static int case_lookup_delete(void)
+static int case_lookup_delete(const struct tsan_case *c __maybe_unused)
 {
 	return run(0, lookup_put, delete_key);
 }
 
-static int case_typesafe(void)
+static int case_typesafe(const struct tsan_case *c __maybe_unused)
 {
 	return run(SLAB_TYPESAFE_BY_RCU, lookup_put, delete_key);
 }
 
-static int case_reader_vs_delete(void)
+static int case_reader_vs_delete(const struct tsan_case *c __maybe_unused)
 {
 	return run(0, peek_head, delete_key);
 }
 
-static int case_free_before_gp(void)
+static int case_free_before_gp(const struct tsan_case *c __maybe_unused)
 {
 	run(0, peek_head, delete_key_free_now);
 	return 0;		/* the verdict is TSan's report */
 }
 
-static const struct tsan_case {
-	const char *name;
-	const char *verdict;
-	int (*run)(void);
-} cases[] = {
-	{ "lookup_delete",	"clean", case_lookup_delete },
-	{ "typesafe",		"clean", case_typesafe },
-	{ "reader_vs_delete",	"clean", case_reader_vs_delete },
-	{ "free_before_gp",	"race",  case_free_before_gp },
+static const struct tsan_case cases[] = {
+	{ "lookup_delete",	"clean", case_lookup_delete, NULL },
+	{ "typesafe",		"clean", case_typesafe, NULL },
+	{ "reader_vs_delete",	"clean", case_reader_vs_delete, NULL },
+	{ "free_before_gp",	"race",  case_free_before_gp, NULL },
 };
 
 int main(int argc, char **argv)
 {
-	size_t i;
-
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s --list | <case>\n", argv[0]);
-		return 2;
-	}
 	rcu_register_thread();		/* objtable_destroy() waits for RCU */
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		if (!strcmp(argv[1], "--list"))
-			printf("%s %s\n", cases[i].name, cases[i].verdict);
-		else if (!strcmp(argv[1], cases[i].name))
-			return cases[i].run();
-	}
-	if (strcmp(argv[1], "--list")) {
-		fprintf(stderr, "%s: no case '%s'\n", argv[0], argv[1]);
-		return 2;
-	}
-	return 0;
+	return tsan_case_main(argc, argv, cases, ARRAY_SIZE(cases));
 }
