@@ -24,13 +24,19 @@ void refcount_get(refcount_t *rc)
 
 int refcount_get_rcu(refcount_t *rc)
 {
-	int c = atomic_read(&rc->count);
-	int old;
+	int seen = atomic_read(&rc->count);
 
-	/* cmpxchg returns what it found: c itself iff it stored c + 1. */
-	while (c && (old = atomic_cmpxchg(&rc->count, c, c + 1)) != c)
-		c = old;
-	return c;
+	for (;;) {
+		int found;
+
+		if (!seen)
+			return 0;		/* dying: never bring it back */
+		/* Store seen + 1 only if the count still is seen. */
+		found = atomic_cmpxchg(&rc->count, seen, seen + 1);
+		if (found == seen)
+			return seen;		/* our increment happened */
+		seen = found;			/* it moved: retry from there */
+	}
 }
 
 int refcount_put(refcount_t *rc)
