@@ -12,6 +12,7 @@
 #   test_*.c   Criterion tests   -> $(B)/plain/labN/unit, $(B)/asan/labN/unit
 #   tsan_*.c   one program each  -> $(B)/tsan/labN/tsan_*
 #   race_*.c   scenarios         -> $(B)/race/labN/race (with common/race/)
+#   shared_*.c helpers linked into both the unit and the TSan binaries
 # The lab's own sources are every .c in $(IMPL)/$(LAB_N)/.
 
 BUILD   ?= build
@@ -64,7 +65,7 @@ $(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
 
 # unit_rules LAB, VARIANT
 define unit_rules
-$(call lab_unit_bin,$(2),$(1)): $(call objs,$(2),$(wildcard tests/lab$(1)/test_*.c) $(UNIT_SRC) $(call lab_src,$(1)) $(COMMON_SRC)) | deps-ok
+$(call lab_unit_bin,$(2),$(1)): $(call objs,$(2),$(wildcard tests/lab$(1)/test_*.c tests/lab$(1)/shared_*.c) $(UNIT_SRC) $(call lab_src,$(1)) $(COMMON_SRC)) | deps-ok
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_$(2)) -o $$@ $$^ -lcriterion $$(KIT_LDLIBS)
 endef
@@ -72,7 +73,7 @@ endef
 define lab_rules
 $(foreach v,plain asan,$(eval $(call unit_rules,$(1),$(v))))
 
-$(B)/tsan/lab$(1)/tsan_%: $(call objs,tsan,tests/lab$(1)/tsan_%.c $(TSAN_SRC) $(call lab_src,$(1)) $(COMMON_SRC)) | deps-ok
+$(B)/tsan/lab$(1)/tsan_%: $(call objs,tsan,tests/lab$(1)/tsan_%.c $(wildcard tests/lab$(1)/shared_*.c) $(TSAN_SRC) $(call lab_src,$(1)) $(COMMON_SRC)) | deps-ok
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_tsan) -o $$@ $$^ $$(KIT_LDLIBS)
 
