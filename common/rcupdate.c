@@ -39,11 +39,14 @@ void __call_rcu(struct rcu_head *head, rcu_callback_t func, const char *fn)
 _Static_assert(sizeof(struct urcu_rcu_head) <= offsetof(struct rcu_head, func),
 	       "struct rcu_head must hold liburcu's callback node");
 
+/*
+ * Happens-before edges that liburcu creates but TSan cannot see: a release
+ * on an address in one thread, an acquire on it in another.
+ */
 #ifdef CONFIG_KIT_TSAN
 #include <sanitizer/tsan_interface.h>
-/* The address TSan's release/acquire pairs meet on. */
-static char grace_period_token;
-#define tsan_release_token()	__tsan_release(&grace_period_token)
+#define tsan_release(addr)	__tsan_release(addr)
+#define tsan_acquire(addr)	__tsan_acquire(addr)
 /*
  * liburcu is not built with TSan: what it does with malloc/free inside its
  * own threads (rcu_barrier's bookkeeping) is invisible and reported falsely.
@@ -54,13 +57,15 @@ const char *__tsan_default_suppressions(void)
 {
 	return "called_from_lib:liburcu-memb.so\n";
 }
-#define tsan_acquire_token()	__tsan_acquire(&grace_period_token)
 #else
-#define tsan_release_token()	do { } while (0)
-#define tsan_acquire_token()	do { } while (0)
-#define __tsan_release(addr)	do { } while (0)
-#define __tsan_acquire(addr)	do { } while (0)
+#define tsan_release(addr)	do { } while (0)
+#define tsan_acquire(addr)	do { } while (0)
 #endif
+
+/* Readers release it as they leave; the end of a grace period acquires it. */
+static char grace_period_token __maybe_unused;
+/* Callbacks release it when they return; rcu_barrier() acquires it. */
+static char callbacks_done __maybe_unused;
 
 void rcu_register_thread(void)
 {
@@ -79,28 +84,25 @@ void __rcu_read_lock(const char *fn __maybe_unused)
 
 void __rcu_read_unlock(const char *fn __maybe_unused)
 {
-	tsan_release_token();
+	tsan_release(&grace_period_token);
 	urcu_memb_read_unlock();
 }
 
 void __synchronize_rcu(const char *fn __maybe_unused)
 {
 	urcu_memb_synchronize_rcu();
-	tsan_acquire_token();
+	tsan_acquire(&grace_period_token);
 }
-
-/* Callbacks release it when they return; rcu_barrier() acquires it. */
-static char callbacks_done __maybe_unused;
 
 /* liburcu calls this after the grace period; it calls the kit's callback. */
 static void rcu_callback_trampoline(struct urcu_rcu_head *uhead)
 {
 	struct rcu_head *head = (struct rcu_head *)uhead;
 
-	__tsan_acquire(head);		/* call_rcu() happened before this */
-	tsan_acquire_token();		/* so did every finished reader */
+	tsan_acquire(head);		/* call_rcu() happened before this */
+	tsan_acquire(&grace_period_token);	/* so did every finished reader */
 	head->func(head);
-	__tsan_release(&callbacks_done);	/* rcu_barrier() waits for this */
+	tsan_release(&callbacks_done);	/* rcu_barrier() waits for this */
 }
 
 void __call_rcu(struct rcu_head *head, rcu_callback_t func,
@@ -108,15 +110,15 @@ void __call_rcu(struct rcu_head *head, rcu_callback_t func,
 {
 	head->func = func;
 	/* liburcu's queue is invisible to TSan: hand the object over here. */
-	__tsan_release(head);
+	tsan_release(head);
 	urcu_memb_call_rcu((struct urcu_rcu_head *)head, rcu_callback_trampoline);
 }
 
 void __rcu_barrier(const char *fn __maybe_unused)
 {
 	urcu_memb_barrier();
-	tsan_acquire_token();
-	__tsan_acquire(&callbacks_done);	/* every callback has returned */
+	tsan_acquire(&grace_period_token);
+	tsan_acquire(&callbacks_done);	/* every callback has returned */
 }
 
 #endif /* CONFIG_RACE_HARNESS */
