@@ -7,9 +7,9 @@
  * (obj#1, obj#2, ... in allocation order), and when it is freed the slab
  * remembers who freed it (thread, function, file:line).  In a harness
  * build it also tells the race reproducer of every allocation and free
- * (race_hooks.h), which keeps its own record: thread and step.  A freed object's bytes are overwritten with
- * POISON_FREE (0x6b), so an atomic on it sees 0x6b6b6b6b and reports a
- * use-after-free naming who freed it.
+ * (race_hooks.h), which keeps its own record: thread and step.  A freed
+ * object's bytes are overwritten with POISON_FREE (0x6b), so an atomic on
+ * it sees 0x6b6b6b6b and reports a use-after-free naming who freed it.
  *
  * What happens to freed memory is the cache's reuse mode:
  *   SLAB_REUSE_QUARANTINE  (default) never handed out again while it sits
@@ -63,7 +63,8 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size,
 /**
  * kmem_cache_destroy - free the cache; every object must be freed first
  *
- * Objects still allocated are a leak: reported, and counted in slab_leaks().
+ * Objects still allocated are a leak, reported on stderr (the cache then
+ * stays allocated, so that they remain valid).
  */
 void kmem_cache_destroy(struct kmem_cache *s);
 
@@ -79,10 +80,12 @@ void *__kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp, bool zero,
  * The object's bytes are POISON_INUSE (0x5a) unless a ctor ran, or, for
  * SLAB_TYPESAFE_BY_RCU, whatever its last user left.
  */
-#define kmem_cache_alloc(s, gfp)	__kmem_cache_alloc((s), (gfp), false, __func__)
+#define kmem_cache_alloc(s, gfp) \
+	__kmem_cache_alloc((s), (gfp), false, __func__)
 
 /** kmem_cache_zalloc - as kmem_cache_alloc, the object zeroed */
-#define kmem_cache_zalloc(s, gfp)	__kmem_cache_alloc((s), (gfp), true, __func__)
+#define kmem_cache_zalloc(s, gfp) \
+	__kmem_cache_alloc((s), (gfp), true, __func__)
 
 void __kmem_cache_free(struct kmem_cache *s, void *obj, const char *fn,
 		       const char *file, int line);
@@ -130,7 +133,10 @@ struct slab_info {
  */
 int slab_lookup(const volatile void *addr, struct slab_info *info);
 
-/** slab_describe - "obj#3 (kref, 24 bytes, +0) freed by thread 4242 in cache_remove (cache.c:40)" */
+/**
+ * slab_describe - what the slab knows of @addr, as text: "obj#3 (kref, 24
+ * bytes, +0) freed by thread 4242 in cache_remove (cache.c:40)"
+ */
 void slab_describe(const volatile void *addr, char *buf, size_t len);
 
 /** slab_objects_live - objects allocated and not yet freed, over all caches */
@@ -143,8 +149,9 @@ long slab_frees(void);
  * slab_reset - forget the freed objects and restart ids at obj#1
  *
  * For tests, and for the reproducer between executions (so that the
- * slab's own messages number objects as its timelines do).  Live objects stay
- * registered (their owners free them later); the free count restarts at 0.
+ * slab's own messages number objects as its timelines do).  Live objects
+ * stay registered (their owners free them later); the free count restarts
+ * at 0.
  */
 void slab_reset(void);
 

@@ -300,8 +300,9 @@ static void apply_defaults(const struct race_scenario *sc, struct cmdline *cl)
 }
 
 /* The result file of a run. */
-static void write_result(const struct cmdline *cl, const struct race_scenario *sc,
-			 const char *got, bool met, const char *desc)
+static void write_result(const struct cmdline *cl,
+			 const struct race_scenario *sc, const char *got,
+			 bool met, const char *desc)
 {
 	char executions[32], witnessed[32];
 

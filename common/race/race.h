@@ -119,7 +119,8 @@ extern struct race_options race_opt;
 /* driver.c */
 void race_shared_map(long cap_steps);
 int race_search(void);
-void __noreturn race_fail(const char *kind, const char *fmt, ...) __printf(2, 3);
+void __noreturn __printf(2, 3) race_fail(const char *kind, const char *fmt,
+					 ...);
 
 /* execution.c */
 void race_run_execution(void);

@@ -64,7 +64,7 @@ const char *race_build_id(void)
  * Returns 0, or -errno if the file cannot be written.
  */
 int race_schedfile_write(const char *path, const struct race_shared *sh,
-		    const char *binary, const char *strategy_desc)
+			 const char *binary, const char *strategy_desc)
 {
 	char line[256];
 	FILE *f = fopen(path, "w");
@@ -151,7 +151,7 @@ static struct race_token *new_token(struct race_token **tokens, int *nr)
  * expected.
  */
 int race_script_parse(const char *text, struct race_token **tokens, int *nr,
-		 int nr_threads, int line, char *err, size_t errlen)
+		      int nr_threads, int line, char *err, size_t errlen)
 {
 	const char *p = text, *w, *at;
 	struct race_token *tok;
@@ -293,8 +293,8 @@ static int parse_line(struct race_schedfile *sf, char *s, int line,
  *
  * Returns 0, or -1 with @err naming the line and what was expected.
  */
-int race_schedfile_read(const char *path, struct race_schedfile *sf, int nr_threads,
-		   char *err, size_t errlen)
+int race_schedfile_read(const char *path, struct race_schedfile *sf,
+			int nr_threads, char *err, size_t errlen)
 {
 	char buf[1024], *s, *e;
 	FILE *f = fopen(path, "r");

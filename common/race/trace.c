@@ -4,8 +4,8 @@
  *
  * Addresses are never printed: an address inside an object of the slab
  * becomes obj#N (+offset), N being its id in objects.c, which restarts at
- * 1 with every execution; any other address becomes @N, numbered in the order the
- * execution first touched it.  Values that point into a slab object are
+ * 1 with every execution; any other address becomes @N, numbered in the
+ * order the execution first touched it.  Values that point into a slab object are
  * shown the same way.  So the trace of one interleaving is the same text
  * in every run, whatever ASLR and malloc do.
  */
