@@ -1,0 +1,14 @@
+# labs/lab2-refcount/lab.mk -- lab 2's manifest (docs/design.md, "The lab
+# manifest").
+lab.title     := refcount_t: the CAS get
+
+lab.edit      := refcount.c
+lab.given     := refcount_given.c
+
+lab.tests     := lab2
+lab.include   :=
+lab.cflags    :=
+
+lab.exercises :=
+
+lab.points    := unit-plain=30 unit-asan=20 tsan=20 race=30
