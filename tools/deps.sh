@@ -126,22 +126,30 @@ verify)
 	[[ -z $line ]] || { echo "$line" >&2; exit 1; }
 	;;
 install)
-	mapfile -t todo < <(missing_reqs all | cut -d'|' -f4 | sort -u)
-	if ((${#todo[@]} == 0)); then
+	mapfile -t need < <(missing_reqs check | cut -d'|' -f4 | sort -u)
+	mapfile -t want < <(missing_reqs optional | cut -d'|' -f4 | sort -u)
+	if ((${#need[@]} + ${#want[@]} == 0)); then
 		echo "deps: everything is installed."
 		exit 0
 	fi
 	if ((EUID != 0)); then
 		missing_reqs all | explain >&2
 		echo "deps: not root; run as root:" >&2
-		echo "  apt-get update && apt-get install -y --no-install-recommends --no-upgrade ${todo[*]}" >&2
+		echo "  apt-get update && apt-get install -y --no-install-recommends --no-upgrade ${need[*]} ${want[*]}" >&2
 		exit 1
 	fi
-	echo "deps: installing ${todo[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q || exit 1
 	# --no-upgrade: a package that is there already stays as it is.
-	apt-get install -y -q --no-install-recommends --no-upgrade "${todo[@]}" || exit 1
+	if ((${#need[@]})); then
+		echo "deps: installing ${need[*]}"
+		apt-get install -y -q --no-install-recommends --no-upgrade "${need[@]}" || exit 1
+	fi
+	if ((${#want[@]})); then
+		echo "deps: installing ${want[*]} (optional)"
+		apt-get install -y -q --no-install-recommends --no-upgrade "${want[@]}" ||
+			echo "deps: ${want[*]} could not be installed: only 'make rr-probe' and debugging under gdb need them" >&2
+	fi
 	line=$(missing_reqs check | explain)
 	[[ -z $line ]] || { echo "deps: still $line" >&2; exit 1; }
 	echo "deps: done."
