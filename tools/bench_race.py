@@ -75,10 +75,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build-root", default=os.environ.get("BUILD", "build"))
     args = ap.parse_args()
-    lab = layout.lab(1, impl="solutions", build=args.build_root)
+    lab, r = layout.built(1, "solutions", args.build_root, ["race-bench-bins"])
     race = lab.bins["race"]
     stress_bin = os.path.join(lab.build, "asan", "race", "stress_lab1")
-    r = proc.make(["-s", "race-bench-bins"], impl="solutions", build=args.build_root)
     if not r.ok:
         sys.exit("bench: build failed:\n" + r.out)
     print("lab 1 race (%s), %d runs per strategy, %d CPUs" % (SCENARIO, RUNS,

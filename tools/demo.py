@@ -15,7 +15,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kit import ROOT, layout, proc, race  # noqa: E402
+from kit import ROOT, layout, race  # noqa: E402
 
 BROKEN, FIXED = "lookup_unlocked_vs_remove", "lookup_vs_remove"
 
@@ -24,10 +24,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build-root", default=os.environ.get("BUILD", "build"))
     args = ap.parse_args()
-    lab = layout.lab(1, impl="solutions", build=args.build_root)
-    binary = lab.bins["race"]
     print("Building lab 1's race scenarios (reference solution)...", flush=True)
-    r = proc.make(["-s", binary], impl="solutions", build=args.build_root)
+    lab, r = layout.built(1, "solutions", args.build_root)
+    binary = lab.bins["race"]
     if not r.ok:
         print(r.out)
         return 1

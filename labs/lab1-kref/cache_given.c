@@ -84,16 +84,14 @@ void cache_destroy(void)
 {
 	struct cache_obj *obj;
 
-	for (;;) {
-		spin_lock(&cache_lock);
-		obj = READ_ONCE(cache_head);
-		if (obj)
-			__cache_unlink(obj);
+	spin_lock(&cache_lock);
+	while ((obj = READ_ONCE(cache_head))) {
+		__cache_unlink(obj);
 		spin_unlock(&cache_lock);
-		if (!obj)
-			break;
-		kref_put(&obj->kref, cache_obj_release);
+		kref_put(&obj->kref, cache_obj_release);	/* the cache's */
+		spin_lock(&cache_lock);
 	}
+	spin_unlock(&cache_lock);
 	kmem_cache_destroy(cache_cachep);
 	cache_cachep = NULL;
 }

@@ -80,6 +80,13 @@ def lab(n, impl="labs", build=None):
     return Lab(_ask(["print-lab", "N=%s" % n], impl, build))
 
 
+def built(n, impl, build, targets=None):
+    """(Lab @n of tree @impl, the kit.proc.Result of making @targets, by
+    default its race binary)."""
+    l = lab(n, impl=impl, build=build)
+    return l, proc.make(["-s"] + (targets or [l.bins["race"]]), impl=impl, build=build)
+
+
 def find(path, build=None):
     """(Lab, impl) for a file under IMPL/labN-xxx/, or (None, None)."""
     parts = os.path.normpath(path).split(os.sep)
