@@ -18,7 +18,8 @@ set -uo pipefail
 
 CC=${CC:-clang}
 PYTHON=${PYTHON:-python3}
-CC_NAME=${CC##*/}
+CC_PROG=${CC%% *}		# CC may carry words: "ccache clang"
+CC_NAME=${CC_PROG##*/}
 TRY=$(mktemp -d)
 trap 'rm -rf "$TRY"' EXIT
 
@@ -29,7 +30,7 @@ runtime_pkg() {
 
 # Each requirement: group|what it is|how to find it|Debian package.
 REQS=(
-	"build|$CC_NAME, the compiler|program $CC|$([[ $CC_NAME == gcc* ]] && echo gcc || echo clang)"
+	"build|$CC_NAME, the compiler|program $CC_PROG|$([[ $CC_NAME == gcc* ]] && echo gcc || echo clang)"
 	"build|make|program make|make"
 	"build|$PYTHON, the kit's tools|program $PYTHON|python3"
 	"build|Criterion's headers and library|link criterion/criterion.h -lcriterion|libcriterion-dev"
@@ -46,16 +47,16 @@ have_program() { command -v "$1" >/dev/null 2>&1; }
 
 # have_link HEADER LIB: the compiler finds HEADER and links LIB.
 have_link() {
-	have_program "$CC" || return 1
 	printf '#include <%s>\nint main(void) { return 0; }\n' "$1" >"$TRY/t.c"
-	"$CC" "$TRY/t.c" -o "$TRY/t" "$2" >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	$CC "$TRY/t.c" -o "$TRY/t" "$2" >/dev/null 2>&1
 }
 
 # have_sanitizer KINDS: the compiler links a program with -fsanitize=KINDS.
 have_sanitizer() {
-	have_program "$CC" || return 1
 	printf 'int main(void) { return 0; }\n' >"$TRY/s.c"
-	"$CC" -fsanitize="$1" "$TRY/s.c" -o "$TRY/s" >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	$CC -fsanitize="$1" "$TRY/s.c" -o "$TRY/s" >/dev/null 2>&1
 }
 
 have() {
@@ -86,7 +87,7 @@ missing_reqs() {
 		in_group "$r" "$1" || continue
 		IFS='|' read -r _ _ test _ <<<"$r"
 		# Without the compiler, what it would find cannot be asked.
-		[[ $test == program* ]] || have_program "$CC" || continue
+		[[ $test == program* ]] || have_program "$CC_PROG" || continue
 		# shellcheck disable=SC2086
 		have $test || echo "$r"
 	done
@@ -111,7 +112,7 @@ explain() {
 	done
 	((${#whats[@]})) || return 0
 	local fix="run 'make deps' as root (it installs $(join ', ' "${pkgs[@]}"))"
-	[[ $CC_NAME != gcc* ]] && ! have_program "$CC" && have_program gcc &&
+	[[ $CC_NAME != gcc* ]] && ! have_program "$CC_PROG" && have_program gcc &&
 		fix+=", or build with CC=gcc"
 	echo "missing: $(join '; ' "${whats[@]}"): $fix"
 }
