@@ -46,9 +46,14 @@ def built(targets, impl=None, build=BUILD, extra=()):
 
 # --- common/ and the reproducer ------------------------------------------------
 
+def kit_build():
+    """$(B) of mk/build.mk for IMPL=labs: where common/'s test binaries go."""
+    return layout.labs(build=BUILD)[0].build
+
+
 def criterion_row(name, variant):
     def check():
-        b = layout.labs(build=BUILD)[0].build
+        b = kit_build()
         failed = built(["build-common"])
         if failed:
             return failed
@@ -67,7 +72,7 @@ def tsan_proof_rows():
     times: 'clean' cases clean in every run, 'race' cases reported in every
     run (the RCU annotation proof of docs/design.md)."""
     rows = []
-    b = layout.labs(build=BUILD)[0].build
+    b = kit_build()
     for src in sorted(os.listdir(os.path.join(ROOT, "tests", "common"))):
         if src.startswith("tsan_") and src.endswith(".c"):
             rows.append(Row("TSan proof: %s" % src[:-2],

@@ -111,7 +111,8 @@ explain() {
 		[[ " ${pkgs[*]} " == *" $pkg "* ]] || pkgs+=("$pkg")
 	done
 	((${#whats[@]})) || return 0
-	local fix="run 'make deps' as root (it installs $(join ', ' "${pkgs[@]}"))"
+	local fix
+	fix="run 'make deps' as root (it installs $(join ', ' "${pkgs[@]}"))"
 	[[ $CC_NAME != gcc* ]] && ! have_program "$CC_PROG" && have_program gcc &&
 		fix+=", or build with CC=gcc"
 	echo "missing: $(join '; ' "${whats[@]}"): $fix"
