@@ -50,8 +50,9 @@ class Outcome:
         self.__dict__.update(kw)
 
     def describe(self):
-        """The most telling line: the verdict, else what held."""
-        return self.held or self.verdict or "got %s" % self.got
+        """The most telling line: the verdict (a vacuous must-hold has one
+        too), else what held."""
+        return self.verdict or self.held or "got %s" % self.got
 
 
 _RESULT = re.compile(r"^RESULT (\S+) expect=(\S+) got=(\S+) met=(\S+) executions=(\d+)", re.M)
