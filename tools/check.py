@@ -69,9 +69,8 @@ def common_rows():
 
 def tsan_proof_rows():
     """Each case of each tests/common/tsan_*.c program, TSAN_PROOF_RUNS
-    times: 'clean' cases clean in every run (the annotations cause no false
-    report), 'race' cases reported (they hide no real race): the RCU
-    annotation proof of docs/design.md."""
+    times: 'clean' cases clean in every run, 'race' cases reported in every
+    run (the RCU annotation proof of docs/design.md)."""
     rows = []
     b = kit_build()
     for src in sorted(os.listdir(os.path.join(ROOT, "tests", "common"))):
@@ -93,7 +92,7 @@ def tsan_proof(prog):
             return False, str(e), []
         lines, ok = [], True
         for case in cases:
-            good, seen, verdicts = tsan.run_case(case, limits.TSAN_PROOF_RUNS, all_runs=True)
+            good, seen, verdicts = tsan.run_case(case, limits.TSAN_PROOF_RUNS, every_run=True)
             ok &= good
             lines.append("%s: expected %s; per run: %s -> %s" % (
                 case, case.expect, " ".join(verdicts), "ok" if good else "WRONG: " + seen))

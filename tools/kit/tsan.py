@@ -5,9 +5,9 @@
                   when the code under test failed the case's own checks
 
 Each case runs with TSAN_OPTIONS=exitcode=66 halt_on_error=1: ThreadSanitizer
-reports a race by exiting 66.  A "clean" case passes when every run exits 0
-with no report; a "race" case when a run reports it.  A run whose program
-failed its own checks, crashed or hung fails the case either way.
+reports a race by exiting 66.  A case passes when every run gives the
+listed verdict ("clean": 0 and no report; "race": a report); a run whose
+program failed its own checks, crashed or hung is neither.
 """
 import os
 
@@ -69,29 +69,24 @@ def first_report(r):
                  if WARNING in l or l.startswith("BUG:")), "")
 
 
-def run_case(case, runs, all_runs=False):
+def run_case(case, runs, every_run=False):
     """Run @case up to @runs times; return (ok, what was seen, [verdicts]).
 
-    A "clean" case must be clean in every run.  A "race" case passes when a
-    run reports it: at the first such run, or, with @all_runs, after all
-    @runs runs (to show each run's verdict).  Whether a race shows depends
-    on the threads overlapping for real, so a loaded machine may miss it in
-    a run; a false report or a failed check is never excused.
+    A "clean" case must be clean in every run.  A "race" case passes at the
+    first run that reports it, or, with @every_run, only if every run does.
     """
-    seen, reported = [], 0
+    seen = []
     for i in range(runs):
         r = proc.run([case.prog, case.name], limits.TSAN_TIMEOUT, env=env())
         v = verdict(r)
         seen.append(v)
         if v not in ("race", "clean"):
             return False, v, seen
-        if v == "race" and case.expect == "clean":
-            return False, "race in run %d: %s" % (i + 1, first_report(r)), seen
-        reported += v == "race"
-        if reported and not all_runs:
+        if v != case.expect and (case.expect == "clean" or every_run):
+            what = first_report(r) if v == "race" else "no race reported"
+            return False, "%s in run %d: %s" % (v, i + 1, what), seen
+        if v == "race" and not every_run:
             return True, "race reported (run %d)" % (i + 1), seen
-    if case.expect == "race" and not reported:
+    if case.expect == "race" and not every_run:
         return False, "no race reported in %d runs" % runs, seen
-    if case.expect == "race":
-        return True, "race reported in %d of %d runs" % (reported, runs), seen
-    return True, "clean in %d runs" % runs, seen
+    return True, "%s in %d runs" % (case.expect, runs), seen
