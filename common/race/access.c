@@ -22,14 +22,14 @@
 
 /* A point before an access; an object freed meanwhile ends the search. */
 void race_access(const char *fn, const char *what, const volatile void *addr,
-		 unsigned int how __maybe_unused)
+		 unsigned int how)
 {
 	struct race_thread *t = race_self();
 
 	if (!t)
 		return;
 	race_sched_point(NULL, fn, what, addr);
-	race_obj_check_access(t, addr);
+	race_obj_check(t, addr, how);
 }
 
 /* The value of this thread's current step; every store is seen at once. */
@@ -39,6 +39,8 @@ long race_seen(long value)
 
 	if (t && t->step)
 		race_trace_value(t->step, value);
+	if (t)
+		race_obj_seen(t);
 	return value;
 }
 
@@ -69,6 +71,7 @@ bool race_report(const char *kind, const char *message)
 		return false;	/* not a search process: report as usual */
 	if (strcmp(kind, "warn"))
 		race_fail(kind, "%s", message);
+	race_sh->warns++;
 	if (!race_sh->note[0]) {
 		snprintf(race_sh->note, sizeof(race_sh->note), "%s", message);
 		race_sh->note_step = current_step();

@@ -3,11 +3,12 @@
  * execution.c - one execution of the scenario, and its oracles.
  *
  * Every model forgets the last execution; setup() builds the state alone;
- * the threads run as the strategy chooses; then, alone again, the oracles:
- * a WARN noted during the run, the scenario's check(), its witness (did
- * the outcome the scenario exists for happen?), teardown(), the callbacks
- * still queued, and the leak count.
+ * the threads run as the strategy chooses (each is checked when it
+ * returns: held.c); then, alone again, the oracles: the WARNs of the run,
+ * the scenario's check(), its witness (did the outcome the scenario exists
+ * for happen?), teardown(), the callbacks still queued, and the leak count.
  */
+#include "race/held.h"
 #include "race/sched.h"
 #include "slab.h"
 
@@ -21,6 +22,38 @@ static void reset_models(void)
 	slab_reset();		/* the slab's own messages number as we do */
 	race_sh->note[0] = 0;
 	race_sh->note_step = -1;
+	race_sh->warns = 0;
+}
+
+/** race_warn_count - the WARNs fired so far in this execution */
+long race_warn_count(void)
+{
+	return race_sh->warns;
+}
+
+/** race_holds_lock - whether the calling thread holds @lock */
+bool race_holds_lock(const void *lock)
+{
+	struct race_thread *t = race_self();
+
+	return t && race_held_lock(t->id, lock);
+}
+
+/*
+ * The WARNs of the execution against the scenario's .warns: none, unless
+ * it expects exactly N (or lets its check() count them).
+ */
+static void check_warns(void)
+{
+	int want = race_sc->warns;
+
+	if (want == RACE_WARNS_CHECKED || race_sh->warns == want)
+		return;
+	if (!want)
+		race_fail("warn", "%s", race_sh->note);
+	race_fail("warn", "%ld WARN%s in this execution; the scenario expects "
+		  "exactly %d%s%s", race_sh->warns, race_sh->warns == 1 ? "" : "s",
+		  want, race_sh->warns ? ", the first: " : "", race_sh->note);
 }
 
 /* After teardown: every object of the execution must have been freed. */
@@ -51,8 +84,7 @@ void race_run_execution(void)
 	if (race_sc->setup)
 		race_sc->setup();
 	race_sched_run();
-	if (race_sh->note[0])
-		race_fail("warn", "%s", race_sh->note);
+	check_warns();
 	msg = race_sc->check ? race_sc->check() : NULL;
 	if (msg)
 		race_fail("check", "%s", msg);

@@ -12,13 +12,18 @@
  * takes the newest record that contains the address, so a reused object
  * is named by its new id, and the old record still says who freed the old
  * one.  An access through a primitive to a freed object is a
- * use-after-free, unless its cache is SLAB_TYPESAFE_BY_RCU, whose freed
- * memory stays an object of the same type.
+ * use-after-free, with the kernel's exception for SLAB_TYPESAFE_BY_RCU
+ * caches, whose freed memory stays an object of the same type: a thread
+ * inside an RCU read-side section may read it (and sees whatever is
+ * there), and may try an update that leaves it unchanged (a get that
+ * finds 0 and fails); an update that changes it, or any access outside a
+ * read-side section, is a use-after-free there too.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "race/held.h"
 #include "race/sched.h"
 #include "race_hooks.h"
 
@@ -37,10 +42,23 @@ struct race_obj {
 static struct race_obj *objs;
 static long nr_objs, cap_objs;
 
+/*
+ * An update of freed type-stable memory inside a read-side section, made
+ * now: legal only if it leaves the memory as it was (a failed get).
+ * race_obj_seen() compares once the access is done.
+ */
+static struct {
+	const struct race_thread *t;
+	const struct race_obj *o;
+	const volatile int *addr;
+	int before;
+} pending;
+
 /** race_objects_reset - forget every object: ids restart at obj#1 */
 void race_objects_reset(void)
 {
 	nr_objs = 0;
+	pending.t = NULL;
 }
 
 /* A new record at the end of the table; abort if memory is exhausted. */
@@ -109,22 +127,81 @@ static void freed_by(const struct race_obj *o, char *buf, size_t len)
 		 o->free_step, o->free_fn, o->free_file, o->free_line);
 }
 
+/* "a read", "a write" or "an update": what an access of kind @how does. */
+static const char *access_kind(unsigned int how)
+{
+	if (!(how & RACE_STORE))
+		return "a read";
+	return how & RACE_LOAD ? "an update" : "a write";
+}
+
+/* End the search: thread @t's access of kind @how to freed object @o. */
+static void __noreturn use_after_free(const struct race_thread *t,
+				      const struct race_obj *o,
+				      const volatile void *addr,
+				      const char *kind, const char *why)
+{
+	char freer[256];
+
+	freed_by(o, freer, sizeof(freer));
+	race_fail("use-after-free", "%s.%s on obj#%lu (%s, %zu bytes, +%ld, %s%s) %s",
+		  t->fn, t->what, o->id, o->cache, o->size,
+		  race_obj_offset(o, addr), kind, why, freer);
+}
+
 /**
- * race_obj_check_access - end the search if @addr, which thread @t is
- * about to access, lies in a freed object (type-stable memory excepted)
+ * race_obj_check - end the search if thread @t's access of kind @how
+ * (RACE_LOAD, RACE_STORE, RACE_RMW) to @addr is a use-after-free
+ *
+ * An access to a freed object is one, unless the object's cache is
+ * SLAB_TYPESAFE_BY_RCU and @t is inside an RCU read-side section: a load
+ * is then legal, and an update is judged by race_obj_seen() once made.
  */
+void race_obj_check(const struct race_thread *t, const volatile void *addr,
+		    unsigned int how)
+{
+	const struct race_obj *o = addr ? race_obj_find(addr) : NULL;
+
+	if (!o || !o->freed)
+		return;
+	if (!o->typesafe)
+		use_after_free(t, o, addr, access_kind(how), "");
+	if (!race_held_rcu(t->id))
+		use_after_free(t, o, addr, access_kind(how), " outside any RCU "
+			       "read-side section; type-stable memory may be "
+			       "read only inside one");
+	if (!(how & RACE_STORE))
+		return;
+	if (!(how & RACE_LOAD))
+		use_after_free(t, o, addr, "a write", " to type-stable memory: "
+			       "once freed it may be read, never written");
+	pending.t = t;
+	pending.o = o;
+	pending.addr = (const volatile int *)addr;
+	pending.before = *pending.addr;
+}
+
+/** race_obj_check_access - race_obj_check() of an update (the strictest) */
 void race_obj_check_access(const struct race_thread *t,
 			   const volatile void *addr)
 {
-	const struct race_obj *o = addr ? race_obj_find(addr) : NULL;
-	char freer[256];
+	race_obj_check(t, addr, RACE_RMW);
+}
 
-	if (!o || !o->freed || o->typesafe)
+/**
+ * race_obj_seen - thread @t's access is done: an update of freed
+ * type-stable memory (race_obj_check) that changed it is a use-after-free
+ */
+void race_obj_seen(const struct race_thread *t)
+{
+	if (pending.t != t)
 		return;
-	freed_by(o, freer, sizeof(freer));
-	race_fail("use-after-free", "%s.%s on obj#%lu (%s, %zu bytes, +%ld) %s",
-		  t->fn, t->what, o->id, o->cache, o->size,
-		  race_obj_offset(o, addr), freer);
+	pending.t = NULL;
+	if (*pending.addr != pending.before)
+		use_after_free(t, pending.o, pending.addr, "an update",
+			       " that changed type-stable memory: once freed "
+			       "it may be read, and a get may fail on it, "
+			       "never succeed");
 }
 
 /* Remember who frees @o, and when. */

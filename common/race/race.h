@@ -107,6 +107,7 @@ struct race_shared {
 	int exhausted;			/* dfs: every execution within it */
 	long max_choices;		/* most steps with a choice in one execution */
 	int nr_threads;			/* slots used: workers (+ RCU if seen) */
+	long warns;			/* WARNs in the execution in progress */
 	long nr_steps;
 	long cap_steps;
 	struct race_step steps[];	/* of the execution in progress */
@@ -130,6 +131,7 @@ void race_trace_reset(void);
 struct race_step *race_trace_add(int thread, const char *fn, const char *what,
 				 const volatile void *addr);
 void race_trace_value(struct race_step *s, long value);
+bool race_trace_names(const volatile void *addr, struct race_step *s);
 const char *race_thread_name(int id, char *buf, size_t len);
 void race_step_line(const struct race_step *s, long nr, char *buf, size_t len);
 void race_timeline_print(FILE *f, const struct race_shared *sh);

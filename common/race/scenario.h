@@ -94,6 +94,10 @@ enum race_expect {
  * @teardown:  frees everything setup() and the threads left; may be NULL
  * @bound:     preemption bound dfs raises to (0 means the default, 2)
  * @max_steps: step cap of one execution (0: 10000), the livelock oracle
+ * @warns:     WARNs an execution must fire: 0 (the default) means none, a
+ *             WARN is the verdict "warn"; N > 0 means exactly N in every
+ *             execution ("an increment from 0 WARNs, exactly once");
+ *             RACE_WARNS_CHECKED lets @check judge (race_warn_count())
  */
 struct race_scenario {
 	const char *name;
@@ -109,7 +113,22 @@ struct race_scenario {
 	void (*teardown)(void);
 	int bound;
 	long max_steps;
+	int warns;
 };
+
+#define RACE_WARNS_CHECKED	(-1)
+
+/**
+ * race_warn_count - the WARNs fired so far in this execution (for a
+ * scenario's check() when its .warns is RACE_WARNS_CHECKED)
+ */
+long race_warn_count(void);
+
+/**
+ * race_holds_lock - whether the calling scenario thread holds @lock (a
+ * spinlock_t *): it took it, and has not released it since
+ */
+bool race_holds_lock(const void *lock);
 
 #define __RACE_STR1(a)			#a
 #define __RACE_STR2(a, b)		#a, #b

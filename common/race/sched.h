@@ -76,6 +76,9 @@ void race_rcu_flush(void);
 void race_objects_reset(void);
 void race_obj_check_access(const struct race_thread *t,
 			   const volatile void *addr);
+void race_obj_check(const struct race_thread *t, const volatile void *addr,
+		    unsigned int how);
+void race_obj_seen(const struct race_thread *t);
 long race_objects_live(char *names, size_t len);
 
 struct race_obj;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "race/held.h"
 #include "race/sched.h"
 #include "race/strategy.h"
 
@@ -214,6 +215,7 @@ static void thread_done(struct race_thread *t)
 {
 	struct race_thread *next;
 
+	race_thread_exit_check(t);
 	t->state = RACE_TS_DONE;
 	t->step = NULL;
 	if (starting && (next = next_to_start())) {

@@ -85,6 +85,16 @@ static enum race_ref name_addr(const volatile void *addr, int add, long *id,
 }
 
 /**
+ * race_trace_names - fill @s's object as a step that accessed @addr would
+ * name it (obj#N+off or @N); false if this execution has not named @addr
+ */
+bool race_trace_names(const volatile void *addr, struct race_step *s)
+{
+	s->obj_ref = name_addr(addr, 0, &s->obj, &s->obj_off);
+	return s->obj_ref != RACE_REF_NONE;
+}
+
+/**
  * race_trace_add - record the step thread @thread is about to perform
  *
  * Guarantees: the step is visible to the parent process before the access
