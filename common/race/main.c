@@ -2,7 +2,7 @@
 /*
  * main.c - the command line of a lab's race binary.
  *
- *   race list
+ *   race list [lincheck:SPEC]
  *   race run SCENARIO [--strategy dfs|pct|random|script] [--seed N]
  *            [--depth D] [--bound B] [--max-exec N] [--max-steps N]
  *            [--script "T1@kref_get.read T2+"] [--sched FILE] [--out FILE]
@@ -11,7 +11,8 @@
  *            [--result FILE]
  *
  * list:   one line per scenario, "<name> <expect>[:<verdict>]  <summary>",
- *         expect being must-hold, must-fail or demo.
+ *         expect being must-hold, must-fail or demo; with a suite of
+ *         generated scenarios, the name of each (lin_run.c).
  * run:    exit 0 iff the scenario met its expectation (a must-hold held
  *         and its witness saw its outcome, a must-fail or demo failed with
  *         its verdict); the last line is
@@ -29,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "race/lincheck.h"
 #include "race/sched.h"
 #include "race/strategy.h"
 
@@ -44,7 +46,7 @@ static void __noreturn usage(const char *msg)
 {
 	if (msg)
 		fprintf(stderr, "race: %s\n", msg);
-	fprintf(stderr, "usage: race list\n"
+	fprintf(stderr, "usage: race list [lincheck:SPEC]\n"
 		"       race run SCENARIO [--strategy dfs|pct|random|script] "
 		"[--seed N] [--depth D]\n"
 		"                [--bound B] [--max-exec N] [--max-steps N] "
@@ -67,6 +69,7 @@ static int cmd_list(void)
 		       sc->verdict ? ":" : "", sc->verdict ? sc->verdict : "",
 		       sc->summary ? sc->summary : "");
 	}
+	race_lin_list(NULL);
 	return 0;
 }
 
@@ -327,12 +330,16 @@ static void write_result(const struct cmdline *cl,
  */
 static int cmd_run(struct cmdline *cl, const char *argv0)
 {
-	const struct race_scenario *sc = race_scenario_select(cl->file);
+	const struct race_scenario *sc;
 	const char *got;
 	char desc[128];
 	int state;
 	bool met;
 
+	if (race_lin_suite(cl->file))
+		return race_lin_cmd_run(cl->file, cl->out, cl->result,
+					cl->binary ? cl->binary : argv0);
+	sc = race_scenario_select(cl->file);
 	apply_defaults(sc, cl);
 	printf("== %s (%s%s%s): %s\n", sc->name, race_expect_name(sc),
 	       sc->verdict ? " " : "", sc->verdict ? sc->verdict : "",
@@ -373,6 +380,8 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		usage(NULL);
 	parse_options(argc - 2, argv + 2, &cl);
+	if (!strcmp(argv[1], "list") && cl.file)
+		return race_lin_list(cl.file);
 	if (!strcmp(argv[1], "list"))
 		return cmd_list();
 	if (!strcmp(argv[1], "run"))

@@ -7,12 +7,15 @@
  *   lock.c       the spinlock model
  *   rcu.c        the RCU model and its callback thread
  *   objects.c    the objects of an execution: ids, frees, the leak count
+ *   held.c       what a thread holds (sections, locks); the end-of-thread oracle
  *   execution.c  one execution and its oracles
  *   strategy.c   the strategy interface; dfs.c pct.c random.c script.c
  *   trace.c      the steps of an execution and the timeline
  *   schedfile.c  schedule files: write, parse
  *   driver.c     searches in a child process; race_fail()
  *   scenarios.c  the registered scenarios: list, check, find
+ *   lin_*.c      scenarios generated from a lab's operations, checked for
+ *                linearizability (lin.h, lincheck.h)
  *   replay.c     replaying a schedule file
  *   report.c     the verdict lines, the result file
  *   main.c       the command line of the race binary
@@ -39,7 +42,7 @@
 #define RACE_DEFAULT_DEPTH	2
 #define RACE_MAX_BOUNDS		16
 #define RACE_LABEL_LEN		64
-#define RACE_MSG_LEN		1024
+#define RACE_MSG_LEN		4096
 
 /* What a value or an address is, once the objects have been asked. */
 enum race_ref {

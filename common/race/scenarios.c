@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "race/lincheck.h"
 #include "race/sched.h"
 
 #define RACE_MAX_SCENARIOS	64
@@ -117,7 +118,8 @@ const struct race_scenario *race_scenario_at(int i)
 }
 
 /**
- * race_scenario_find - the registered scenario called @name, or NULL
+ * race_scenario_find - the registered scenario called @name, or the
+ * generated one (lin:...), or NULL
  */
 const struct race_scenario *race_scenario_find(const char *name)
 {
@@ -126,7 +128,7 @@ const struct race_scenario *race_scenario_find(const char *name)
 	for (i = 0; i < nr_sorted; i++)
 		if (!strcmp(sorted[i]->scenario->name, name))
 			return sorted[i]->scenario;
-	return NULL;
+	return race_lin_find(name);	/* a generated one (lin_run.c)? */
 }
 
 /** race_expect_name - "must-hold", "must-fail" or "demo" */

@@ -55,23 +55,26 @@ void __cache_unlink(struct cache_obj *obj)
 
 int cache_insert(int key)
 {
-	struct cache_obj *obj = kmem_cache_alloc(cache_cachep, GFP_KERNEL);
+	struct cache_obj *obj;
 	int ret = 0;
 
-	if (!obj)
-		return -ENOMEM;
-	kref_init(&obj->kref);		/* the cache's reference */
-	WRITE_ONCE(obj->key, key);
 	spin_lock(&cache_lock);
 	if (__cache_find(key)) {
-		ret = -EEXIST;
-	} else {
-		WRITE_ONCE(obj->next, READ_ONCE(cache_head));
-		WRITE_ONCE(cache_head, obj);
+		ret = -EEXIST;		/* refused before anything is allocated */
+		goto out;
 	}
+	/* Under a spinlock the kernel may not sleep: GFP_ATOMIC. */
+	obj = kmem_cache_alloc(cache_cachep, GFP_ATOMIC);
+	if (!obj) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	kref_init(&obj->kref);		/* the cache's reference */
+	WRITE_ONCE(obj->key, key);
+	WRITE_ONCE(obj->next, READ_ONCE(cache_head));
+	WRITE_ONCE(cache_head, obj);
+out:
 	spin_unlock(&cache_lock);
-	if (ret)
-		kmem_cache_free(cache_cachep, obj);
 	return ret;
 }
 

@@ -43,25 +43,32 @@ struct object *__objtable_find_rcu(struct objtable *t, int key)
 
 int objtable_insert(struct objtable *t, int key)
 {
-	struct object *obj = kmem_cache_alloc(t->cachep, GFP_KERNEL);
+	struct object *obj;
 	int ret = 0;
 
-	if (!obj)
-		return -ENOMEM;
+	spin_lock(&t->lock);
+	if (__objtable_find_rcu(t, key)) {
+		ret = -EEXIST;		/* refused before anything is allocated */
+		goto out;
+	}
+	/* Under a spinlock the kernel may not sleep: GFP_ATOMIC. */
+	obj = kmem_cache_alloc(t->cachep, GFP_ATOMIC);
+	if (!obj) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	WRITE_ONCE(obj->table, t);
 	WRITE_ONCE(obj->key, key);
 	smp_wmb();		/* a reader whose get succeeds sees the key */
 	refcount_init(&obj->ref);	/* the table's reference */
-	spin_lock(&t->lock);
-	if (__objtable_find_rcu(t, key)) {
-		ret = -EEXIST;
-	} else {
-		WRITE_ONCE(obj->next, rcu_dereference_protected(t->head, 1));
-		rcu_assign_pointer(t->head, obj);
-	}
+	/*
+	 * Published with release, like the head: a reader may already stand
+	 * on this memory (type-stable, reused) and follow ->next from it.
+	 */
+	rcu_assign_pointer(obj->next, rcu_dereference_protected(t->head, 1));
+	rcu_assign_pointer(t->head, obj);
+out:
 	spin_unlock(&t->lock);
-	if (ret)
-		object_put(obj);	/* a typesafe reader may hold it too */
 	return ret;
 }
 

@@ -17,6 +17,13 @@
  *   two_lookups_vs_delete     must hold  two readers and the delete: any of
  *                                        the three puts may be the last
  *                                        (witness: a reader's is)
+ *   reader_vs_delete          must hold  a reader without a reference reads
+ *                                        the object inside its section while
+ *                                        the delete unlinks it: no free
+ *                                        before the grace period, whether
+ *                                        delete queues it (call_rcu) or
+ *                                        waits (synchronize_rcu)
+ *                                        (witness: it read after the unlink)
  *   immediate_free_reuse      demo       the article's pitfall, written in
  *                                        this file: freed without call_rcu
  *                                        and reused; a 2004 lookup ends up
@@ -42,6 +49,7 @@ static struct objtable *t;
 static struct object *held;	/* what T1's lookup returned, kept to the end */
 static int held_key;		/* its key, as T1 read it right away */
 static bool reader_put_last;	/* a lookup's object_put() was the last */
+static bool read_unlinked;	/* a reader read the object after its unlink */
 
 static void open_table(unsigned long flags, enum slab_reuse reuse)
 {
@@ -52,6 +60,7 @@ static void open_table(unsigned long flags, enum slab_reuse reuse)
 	held = NULL;
 	held_key = 0;
 	reader_put_last = false;
+	read_unlinked = false;
 }
 
 static void setup_plain(void)		{ open_table(0, SLAB_REUSE_QUARANTINE); }
@@ -103,6 +112,25 @@ static void lookup_key1_no_recheck(void)
 		held_key = READ_ONCE(obj->key);
 }
 
+/*
+ * T1: a reader that takes no reference: inside one read-side section it
+ * finds key 1 and reads the key again once the object may be unlinked.
+ */
+static void peek_key1(void)
+{
+	struct object *obj;
+	bool gone;
+
+	rcu_read_lock();
+	obj = __objtable_find_rcu(t, 1);
+	if (obj) {
+		gone = !__objtable_find_rcu(t, 1);
+		held_key = READ_ONCE(obj->key);	/* freed? the oracle says */
+		read_unlinked = gone;
+	}
+	rcu_read_unlock();
+}
+
 /* T2: the lab's delete. */
 static void delete_key1(void)
 {
@@ -141,6 +169,12 @@ static const char *right_key(void)
 static bool hit(void)
 {
 	return held_key == 1;
+}
+
+/* Witness: a reader read the object after it was unlinked. */
+static bool read_after_unlink(void)
+{
+	return read_unlinked;
 }
 
 /* Witness: the last reference was a lookup's, so its put freed the object. */
@@ -234,6 +268,21 @@ RACE_SCENARIO(two_lookups_vs_delete) = {
 	.witness  = lookup_put_last,
 	.outcome  = "a lookup finds key 1, T3 deletes it meanwhile, and that "
 		    "lookup's object_put is the last",
+	.teardown = teardown,
+	.bound    = 2,
+};
+
+RACE_SCENARIO(reader_vs_delete) = {
+	.name     = "reader_vs_delete",
+	.summary  = "a reader inside rcu_read_lock against objtable_delete: no "
+		    "free before its grace period",
+	.expect   = RACE_MUST_HOLD,
+	.setup    = setup_plain,
+	RACE_THREADS(peek_key1, delete_key1),
+	.check    = right_key,
+	.witness  = read_after_unlink,
+	.outcome  = "T1 reads the object inside its read-side section after "
+		    "T2 unlinked it",
 	.teardown = teardown,
 	.bound    = 2,
 };
