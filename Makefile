@@ -9,6 +9,8 @@
 #                             run lab N's race scenarios under the reproducer
 #   make replay SCHED=file    replay a schedule file and print its timeline
 #   make check                the kit's own suite (what CI runs)
+#   make flaky LAB=N [RUNS=200] [JOBS=1] [IMPL=solutions]
+#                             grade a tree RUNS times, count the failures
 #   make bench-race           reproducer figures (a benchmark, not a test)
 #   make rr-probe             can rr record on this machine? (rr is optional)
 #   make print-labs           the labs' manifests, as JSON (print-lab N=1: one)
@@ -30,18 +32,22 @@ include mk/build.mk
 
 DEPS_CHECK := $(call DEPS_OK,check)
 
-.PHONY: help deps demo check clean bench-race rr-probe replay \
+.PHONY: help deps demo check clean bench-race rr-probe replay flaky \
 	$(addprefix lab-,$(LABS)) $(addprefix race-,$(LABS))
 
 help:
-	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Labs: $(foreach n,$(LABS),lab-$(n) ($(LAB_$(n)_folder)))"
 
 deps:
 	@bash tools/deps.sh install
 
+# When make started: make lab-N prints how long building and grading took.
+KIT_START := $(shell date +%s.%N)
+
 $(foreach n,$(LABS),$(eval lab-$(n): build-lab-$(n) ; \
-	@$(PYTHON) tools/grade.py --lab $(n) --impl $(IMPL) --build-root $(BUILD)))
+	@$(PYTHON) tools/grade.py --lab $(n) --impl $(IMPL) --build-root $(BUILD) \
+	--since $(KIT_START)))
 
 $(foreach n,$(LABS),$(eval race-$(n): $(if $(call lab_problem,$(n)),impl-ok-$(n),$(call lab_race_bin,$(n))) ; \
 	@$(PYTHON) tools/race.py run --lab $(n) --impl $(IMPL) --build-root $(BUILD) \
@@ -55,6 +61,12 @@ demo: | $(DEPS_BUILD)
 
 check: | $(DEPS_CHECK)
 	@$(PYTHON) tools/check.py
+
+# The reference unless IMPL is given on the command line.
+flaky: | $(DEPS_BUILD)
+	@$(PYTHON) tools/flaky.py --lab "$(LAB)" --runs "$(or $(RUNS),200)" \
+	--jobs "$(or $(JOBS),1)" --build-root $(BUILD) \
+	--impl $(if $(filter command line,$(origin IMPL)),$(IMPL),solutions)
 
 bench-race: | $(DEPS_BUILD)
 	@$(PYTHON) tools/bench_race.py --build-root $(BUILD)

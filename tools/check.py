@@ -14,6 +14,9 @@ For every lab (make print-labs) with a solutions/ folder:
     rejected by some graded part, and the mutant x part matrix shows, for
     each graded part, which mutants it rejects: a graded part that rejects
     none fails the suite (it is not shown to be able to fail);
+  * every correct alternative of tests/alternatives/<folder>/ scores full
+    marks (a test that rejects one checks the reference's shape, not a
+    contract);
   * gcc builds the solutions with no warning (TODO_CFLAGS= makes every
     warning an error again).
 
@@ -146,22 +149,60 @@ def skeleton_row(lab):
     return Row("lab-%d: skeleton fails every graded part" % lab.n, check)
 
 
+def graded_parts(lab, impl, names):
+    """Build tree @impl's lab and grade only the parts @names (as its
+    "Parts:" header line says): (parts, None) or (None, failure)."""
+    failed = built(["build-lab-%d" % lab.n], impl=impl)
+    if failed:
+        return None, failed
+    tree = layout.lab(lab.n, impl=impl, build=BUILD)
+    return [grading.GRADERS[n](tree) for n in names if n in tree.points], None
+
+
 def mutant_row(lab, m, matrix):
     def check():
         try:
             tree = mutants.tree(m, BUILD)
         except mutants.PatchError as e:
             return False, "NOT VALID: " + str(e), []
-        parts, failure = graded(lab, tree)
+        unknown = [n for n in m.parts or () if n not in lab.parts]
+        if unknown:
+            return False, "NOT VALID: Parts: names %s (parts: %s)" % (
+                ", ".join(unknown), ", ".join(lab.parts)), []
+        if m.parts:
+            parts, failure = graded_parts(lab, tree, m.parts)
+        else:
+            parts, failure = graded(lab, tree)
         if failure:
             return False, "NOT VALID: it does not build", failure[2]
         matrix[m.name] = {p.name: p.status for p in parts if p.graded}
         rejected = [p.name for p in parts if p.status == grading.FAIL]
+        passed = [p.name for p in parts if p.status == grading.PASS]
+        if m.parts and passed:
+            return False, "its Parts: line says %s reject(s) it; %s passed" % (
+                ", ".join(m.parts), ", ".join(passed)), ["# " + l for l in m.header]
         if rejected:
             return True, "rejected by " + ", ".join(rejected), []
         return False, "NOT REJECTED: every part passed -- the tests miss this bug", \
             ["# " + l for l in m.header]
     return Row("lab-%d: known-wrong '%s' is rejected" % (lab.n, m.name), check)
+
+
+def alternative_row(lab, alt):
+    def check():
+        try:
+            tree = mutants.tree(alt, BUILD)
+        except mutants.PatchError as e:
+            return False, "NOT VALID: " + str(e), []
+        parts, failure = graded(lab, tree)
+        if failure:
+            return False, "it does not build", failure[2]
+        got, most = grading.score(parts)
+        bad = [p for p in parts if p.graded and p.status != grading.PASS]
+        lines = ["%s: %s" % (p.name, d) for p in bad for d in [p.summary] + p.details]
+        return not bad and got == most, "score %d/%d: %s" % (got, most, verdicts(parts)), \
+            lines + ["# " + l for l in alt.header if bad]
+    return Row("lab-%d: correct alternative '%s' scores full marks" % (lab.n, alt.name), check)
 
 
 def matrix_row(lab, matrix):
@@ -180,7 +221,8 @@ def matrix_row(lab, matrix):
         lines.append("%-*s  %s" % (width, "rejected by part", "  ".join(
             "%-*d" % (len(c), counts[c]) for c in cols)))
         blind = [c for c in cols if not counts[c]]
-        lines.append("X: the part rejects it; '.': it passes the part")
+        lines.append("X: the part rejects it; '.': it passes the part; '-': not graded "
+                     "(the mutant's Parts: line names the parts make check runs)")
         if blind:
             return False, "FLAG: %s reject(s) no known-wrong solution" % ", ".join(blind), lines
         return True, "every graded part rejects at least one", lines
@@ -204,7 +246,9 @@ def lab_rows():
         matrix = {}
         rows += [solutions_row(lab), skeleton_row(lab)]
         rows += [mutant_row(lab, m, matrix) for m in mutants.catalogue(lab.folder)]
-        rows += [matrix_row(lab, matrix), gcc_row(lab)]
+        rows += [matrix_row(lab, matrix)]
+        rows += [alternative_row(lab, a) for a in mutants.alternatives(lab.folder)]
+        rows += [gcc_row(lab)]
     return rows
 
 
@@ -242,11 +286,46 @@ def limits_rows():
     return [Row("docs: instructor.md states the grader's limits", check)]
 
 
+def tool_row(name, cmd):
+    """A row that runs @cmd (a tools/ or tests/ script): PASS iff it exits 0."""
+    def check():
+        r = proc.run([sys.executable] + cmd, 120, env=proc.clean_env())
+        last = r.tail(1)
+        return r.ok, last[0] if last else r.status(), r.tail(25)
+    return Row(name, check)
+
+
+def kit_rows():
+    """The grader's own readings, on fixed inputs (tests/kit/test_kit.py)."""
+    return [tool_row("kit: Criterion messages, exercises graded by meaning",
+                     [os.path.join(ROOT, "tests", "kit", "test_kit.py")])]
+
+
+def contracts_rows():
+    """Every "Guarantees:" sentence of every lab header maps to a check that
+    exists (tools/contracts.py), and docs/contracts.md is that mapping."""
+    tool = os.path.join(ROOT, "tools", "contracts.py")
+
+    def doc():
+        r = proc.run([sys.executable, tool, "--markdown", "--build-root", BUILD], 60,
+                     env=proc.clean_env())
+        path = os.path.join(ROOT, "docs", "contracts.md")
+        have = open(path).read() if os.path.exists(path) else ""
+        ok = r.ok and have.rstrip("\n") == r.out.rstrip("\n")
+        return ok, "up to date" if ok else \
+            "out of date: python3 tools/contracts.py --markdown > docs/contracts.md", []
+    return [tool_row("contracts: every Guarantees sentence has a check",
+                     [tool, "--build-root", BUILD]),
+            Row("docs: contracts.md lists the mapping", doc)]
+
+
 # The table.  Append functions returning rows here.
 SUITES = [
     common_rows,
     tsan_proof_rows,
     race_rows,
+    kit_rows,
+    contracts_rows,
     lab_rows,
     error_rows,
     limits_rows,

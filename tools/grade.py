@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kit import grading, layout, limits  # noqa: E402
@@ -27,6 +28,8 @@ def main():
     ap.add_argument("--build-root", default=os.environ.get("BUILD", "build"))
     ap.add_argument("--report", help="write the parts as JSON to this file")
     ap.add_argument("--limits", action="store_true")
+    ap.add_argument("--since", type=float,
+                    help="when the build started (epoch seconds): print the time taken")
     args = ap.parse_args()
     if args.limits:
         for name, value, what in limits.table():
@@ -37,6 +40,9 @@ def main():
     lab = layout.lab(args.lab, impl=args.impl, build=args.build_root)
     parts = grading.grade_lab(lab)
     failed = grading.print_report(lab, parts)
+    if args.since:
+        print("lab-%d took %.0f s, building included (the kit's budget: 60 s on 2 cores)"
+              % (lab.n, time.time() - args.since))
     if args.report:
         got, most = grading.score(parts)
         with open(args.report, "w") as f:

@@ -50,6 +50,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "compiler.h"
 #include "race/scenario.h"
 
 #define LIN_MAX_OPS		12	/* operations in a table */
@@ -177,13 +178,37 @@ struct lin_spec {
 		       aligned(sizeof(void *)))) = &ident;		\
 	static const struct lin_spec ident
 
+void __noreturn race_lin_too_many(void);
+
 /** lin_hold - @ctx now holds a reference to @obj, of @key */
-void lin_hold(struct lin_ctx *ctx, void *obj, int key);
+static inline void lin_hold(struct lin_ctx *ctx, void *obj, int key)
+{
+	if (ctx->nr_held == LIN_MAX_HELD)
+		race_lin_too_many();
+	ctx->held[ctx->nr_held] = obj;
+	ctx->held_key[ctx->nr_held++] = key;
+}
 
 /** lin_unhold - the oldest object of @key @ctx holds, forgotten; or NULL */
-void *lin_unhold(struct lin_ctx *ctx, int key);
+static inline void *lin_unhold(struct lin_ctx *ctx, int key)
+{
+	void *obj;
+	int i, j;
 
-/** lin_errno_names - 0 and the errno values the kit's APIs return */
-extern const struct lin_name lin_errno_names[];
+	for (i = 0; i < ctx->nr_held && ctx->held_key[i] != key; i++)
+		;
+	if (i == ctx->nr_held)
+		return NULL;
+	obj = ctx->held[i];
+	for (j = i + 1; j < ctx->nr_held; j++) {
+		ctx->held[j - 1] = ctx->held[j];
+		ctx->held_key[j - 1] = ctx->held_key[j];
+	}
+	ctx->nr_held--;
+	return obj;
+}
+
+/** race_lin_errno_names - 0 and the errno values the kit's APIs return */
+extern const struct lin_name race_lin_errno_names[];
 
 #endif /* KIT_RACE_LIN_H */

@@ -148,10 +148,10 @@ static void initial_model(const struct lin_spec *spec,
 }
 
 /**
- * lin_linearizable - whether some order of @h's calls that respects real
+ * race_lin_linearizable - whether some order of @h's calls that respects real
  * time, run on @spec's model from @init, returns the results of @h
  */
-bool lin_linearizable(const struct lin_spec *spec, const struct lin_init *init,
+bool race_lin_linearizable(const struct lin_spec *spec, const struct lin_init *init,
 		      const struct lin_history *h)
 {
 	unsigned char model[LIN_MAX_MODEL];
@@ -227,7 +227,7 @@ static void call_name(const struct lin_spec *spec, const struct lin_call *c,
 {
 	char call[40];
 
-	lin_call_text(spec, c->op, c->key, call, sizeof(call));
+	race_lin_call_text(spec, c->op, c->key, call, sizeof(call));
 	if (c->thread)
 		snprintf(buf, len, "T%d %s", c->thread, call);
 	else
@@ -246,7 +246,7 @@ static size_t print_results(const struct lin_spec *spec,
 		const struct lin_call *c = &h->c[i];
 
 		call_name(spec, c, name, sizeof(name));
-		lin_result_text(&spec->ops[c->op], c->result, res, sizeof(res));
+		race_lin_result_text(&spec->ops[c->op], c->result, res, sizeof(res));
 		if (!c->thread)
 			snprintf(span, sizeof(span), "alone, after the threads");
 		else if (c->first < 0)
@@ -278,8 +278,8 @@ static size_t print_dead_end(const struct explain *e, const struct dead_end *d,
 		n += snprintf(buf + n, len - n, "%s, ", name);
 	}
 	call_name(spec, c, name, sizeof(name));
-	lin_result_text(&spec->ops[c->op], c->result, got, sizeof(got));
-	lin_result_text(&spec->ops[c->op], d->want, want, sizeof(want));
+	race_lin_result_text(&spec->ops[c->op], c->result, got, sizeof(got));
+	race_lin_result_text(&spec->ops[c->op], d->want, want, sizeof(want));
 	if (n < len)
 		n += snprintf(buf + n, len - n, "%s: returned %s, the "
 			      "specification says %s", name, got, want);
@@ -287,11 +287,11 @@ static size_t print_dead_end(const struct explain *e, const struct dead_end *d,
 }
 
 /**
- * lin_explain - why @h is not linearizable, for a person: its results,
+ * race_lin_explain - why @h is not linearizable, for a person: its results,
  * then the deepest places where the orders that respect real time go
  * wrong (the operation, what it returned, what the specification says)
  */
-void lin_explain(const struct lin_spec *spec, const struct lin_init *init,
+void race_lin_explain(const struct lin_spec *spec, const struct lin_init *init,
 		 const struct lin_history *h, char *buf, size_t len)
 {
 	unsigned char model[LIN_MAX_MODEL];

@@ -29,7 +29,7 @@
 extern const struct lin_spec *const __start_race_lin_specs[] __attribute__((weak));
 extern const struct lin_spec *const __stop_race_lin_specs[] __attribute__((weak));
 
-const struct lin_name lin_errno_names[] = {
+const struct lin_name race_lin_errno_names[] = {
 	{ 0, "0" }, { -ENOENT, "-ENOENT" }, { -EEXIST, "-EEXIST" },
 	{ -ENOMEM, "-ENOMEM" }, { -EBUSY, "-EBUSY" }, { 0, NULL },
 };
@@ -57,22 +57,22 @@ static void gather(void)
 	qsort(specs, nr_specs, sizeof(specs[0]), by_name);
 }
 
-/** lin_specs_count - how many specs the binary registers */
-int lin_specs_count(void)
+/** race_lin_specs_count - how many specs the binary registers */
+int race_lin_specs_count(void)
 {
 	gather();
 	return nr_specs;
 }
 
-/** lin_spec_at - the @i-th spec by name */
-const struct lin_spec *lin_spec_at(int i)
+/** race_lin_spec_at - the @i-th spec by name */
+const struct lin_spec *race_lin_spec_at(int i)
 {
 	gather();
 	return specs[i];
 }
 
-/** lin_spec_find - the spec whose name is the @len bytes at @name, or NULL */
-const struct lin_spec *lin_spec_find(const char *name, size_t len)
+/** race_lin_spec_find - the spec whose name is the @len bytes at @name, or NULL */
+const struct lin_spec *race_lin_spec_find(const char *name, size_t len)
 {
 	int i;
 
@@ -173,7 +173,7 @@ static int gen_pairs(const struct lin_spec *spec, const struct lin_init *init,
 				continue;	/* T1, T2 alike: each pair once */
 			s.ops[0][0] = a[i];
 			s.ops[1][0] = b[j];
-			lin_name(&s);
+			race_lin_name(&s);
 			out[n++] = s;
 		}
 	return n;
@@ -201,15 +201,15 @@ static void gen_random(const struct lin_spec *spec, struct lin_scenario *s)
 			s->nr_ops[t]++;
 		}
 	}
-	lin_name(s);
+	race_lin_name(s);
 }
 
 /**
- * lin_generate - the scenarios of @spec, in their fixed order, into @out
+ * race_lin_generate - the scenarios of @spec, in their fixed order, into @out
  *
  * Returns how many (at most @max).
  */
-int lin_generate(const struct lin_spec *spec, struct lin_scenario *out, int max)
+int race_lin_generate(const struct lin_spec *spec, struct lin_scenario *out, int max)
 {
 	int i, n = 0, r = spec->random ? spec->random : 24;
 
@@ -223,8 +223,8 @@ int lin_generate(const struct lin_spec *spec, struct lin_scenario *out, int max)
 
 /* --- names ----------------------------------------------------------------- */
 
-/** lin_call_text - "insert(1)", or "get_rcu" for an operation without key */
-void lin_call_text(const struct lin_spec *spec, int op, int key, char *buf,
+/** race_lin_call_text - "insert(1)", or "get_rcu" for an operation without key */
+void race_lin_call_text(const struct lin_spec *spec, int op, int key, char *buf,
 		   size_t len)
 {
 	if (spec->ops[op].flags & LIN_KEYED)
@@ -233,8 +233,8 @@ void lin_call_text(const struct lin_spec *spec, int op, int key, char *buf,
 		snprintf(buf, len, "%s", spec->ops[op].name);
 }
 
-/** lin_result_text - how @op's @result reads ("hit", "-ENOENT", "2") */
-void lin_result_text(const struct lin_op *op, long result, char *buf, size_t len)
+/** race_lin_result_text - how @op's @result reads ("hit", "-ENOENT", "2") */
+void race_lin_result_text(const struct lin_op *op, long result, char *buf, size_t len)
 {
 	const struct lin_name *n;
 
@@ -242,7 +242,7 @@ void lin_result_text(const struct lin_op *op, long result, char *buf, size_t len
 		snprintf(buf, len, "nothing held");
 		return;
 	}
-	for (n = op->names ? op->names : lin_errno_names; n->text; n++)
+	for (n = op->names ? op->names : race_lin_errno_names; n->text; n++)
 		if (n->value == result) {
 			snprintf(buf, len, "%s", n->text);
 			return;
@@ -250,8 +250,8 @@ void lin_result_text(const struct lin_op *op, long result, char *buf, size_t len
 	snprintf(buf, len, "%ld", result);
 }
 
-/** lin_name - @s's name, from its spec, initial state and operations */
-void lin_name(struct lin_scenario *s)
+/** race_lin_name - @s's name, from its spec, initial state and operations */
+void race_lin_name(struct lin_scenario *s)
 {
 	char call[32];
 	size_t n;
@@ -261,7 +261,7 @@ void lin_name(struct lin_scenario *s)
 		     s->init->name);
 	for (t = 0; t < s->nr_threads && n < sizeof(s->name); t++)
 		for (i = 0; i < s->nr_ops[t] && n < sizeof(s->name); i++) {
-			lin_call_text(s->spec, s->ops[t][i].op, s->ops[t][i].key,
+			race_lin_call_text(s->spec, s->ops[t][i].op, s->ops[t][i].key,
 				      call, sizeof(call));
 			n += snprintf(s->name + n, sizeof(s->name) - n, "%s%s",
 				      i ? "+" : t ? "|" : "", call);
@@ -279,7 +279,7 @@ static int parse_call(const struct lin_spec *spec, const char *text,
 		for (key = 0; key <= spec->keys; key++) {
 			if (!key != !(spec->ops[op].flags & LIN_KEYED))
 				continue;
-			lin_call_text(spec, op, key, want, sizeof(want));
+			race_lin_call_text(spec, op, key, want, sizeof(want));
 			if (strlen(want) == len && !strncmp(want, text, len)) {
 				d->op = op;
 				d->key = key;
@@ -329,11 +329,11 @@ static int parse_threads(const char *text, struct lin_scenario *s)
 }
 
 /**
- * lin_parse - the generated scenario called @name into @s
+ * race_lin_parse - the generated scenario called @name into @s
  *
  * Returns 1, or 0 if @name is no generated scenario of this binary's specs.
  */
-int lin_parse(const char *name, struct lin_scenario *s)
+int race_lin_parse(const char *name, struct lin_scenario *s)
 {
 	const char *sp, *in, *ops;
 
@@ -345,12 +345,12 @@ int lin_parse(const char *name, struct lin_scenario *s)
 	ops = in ? strchr(in + 1, ':') : NULL;
 	if (!ops)
 		return 0;
-	s->spec = lin_spec_find(sp, in - sp);
+	s->spec = race_lin_spec_find(sp, in - sp);
 	s->init = s->spec ? find_init(s->spec, in + 1, ops - in - 1) : NULL;
 	if (!s->init || !parse_threads(ops + 1, s))
 		return 0;
 	s->bound = s->nr_threads == 2 && s->nr_ops[0] == 1 && s->nr_ops[1] == 1 ?
 		pairs_bound(s->spec) : random_bound(s->spec);
-	lin_name(s);
+	race_lin_name(s);
 	return !strcmp(s->name, name);
 }

@@ -38,32 +38,11 @@ static struct lin_ctx *ctxp[RACE_MAX_THREADS + 1];
 static struct lin_call calls[RACE_MAX_THREADS][LIN_MAX_PER_THREAD];
 static bool overlapped;
 
-/** lin_hold - @ctx now holds a reference to @obj, of @key */
-void lin_hold(struct lin_ctx *c, void *obj, int key)
+/** race_lin_too_many - a thread holds more than LIN_MAX_HELD references */
+void race_lin_too_many(void)
 {
-	if (c->nr_held == LIN_MAX_HELD)
-		race_fail("bug", "lin: a thread holds more than %d references",
-			  LIN_MAX_HELD);
-	c->held[c->nr_held] = obj;
-	c->held_key[c->nr_held++] = key;
-}
-
-/** lin_unhold - the oldest object of @key @ctx holds, forgotten; or NULL */
-void *lin_unhold(struct lin_ctx *c, int key)
-{
-	void *obj;
-	int i;
-
-	for (i = 0; i < c->nr_held && c->held_key[i] != key; i++)
-		;
-	if (i == c->nr_held)
-		return NULL;
-	obj = c->held[i];
-	memmove(&c->held[i], &c->held[i + 1], (c->nr_held - i - 1) * sizeof(void *));
-	memmove(&c->held_key[i], &c->held_key[i + 1],
-		(c->nr_held - i - 1) * sizeof(int));
-	c->nr_held--;
-	return obj;
+	race_fail("bug", "lin: a thread holds more than %d references",
+		  LIN_MAX_HELD);
 }
 
 /* Thread @t's operations, each timed in steps of the trace. */
@@ -180,9 +159,9 @@ static const char *check(void)
 	static char why[RACE_MSG_LEN];
 
 	collect(&h);
-	if (lin_linearizable(cur.spec, cur.init, &h))
+	if (race_lin_linearizable(cur.spec, cur.init, &h))
 		return NULL;
-	lin_explain(cur.spec, cur.init, &h, why, sizeof(why));
+	race_lin_explain(cur.spec, cur.init, &h, why, sizeof(why));
 	race_fail("linearizability", "%s", why);
 }
 
@@ -212,7 +191,7 @@ static const struct race_scenario *lin_select(const struct lin_scenario *s)
 	for (t = 0; t < cur.nr_threads; t++) {
 		sc.threads[t] = bodies[t];
 		for (n = 0, i = 0; i < cur.nr_ops[t] && n < sizeof(column[t]); i++) {
-			lin_call_text(cur.spec, cur.ops[t][i].op, cur.ops[t][i].key,
+			race_lin_call_text(cur.spec, cur.ops[t][i].op, cur.ops[t][i].key,
 				      call, sizeof(call));
 			n += snprintf(column[t] + n, sizeof(column[t]) - n, "%s%s",
 				      i ? " " : "", call);
@@ -231,7 +210,7 @@ const struct race_scenario *race_lin_find(const char *name)
 {
 	struct lin_scenario s;
 
-	return lin_parse(name, &s) ? lin_select(&s) : NULL;
+	return race_lin_parse(name, &s) ? lin_select(&s) : NULL;
 }
 
 /* --- the suite of a spec --------------------------------------------------- */
@@ -245,7 +224,7 @@ const struct lin_spec *race_lin_suite(const char *name)
 
 	if (!name || strncmp(name, SUITE_PREFIX, n))
 		return NULL;
-	return lin_spec_find(name + n, strlen(name + n));
+	return race_lin_spec_find(name + n, strlen(name + n));
 }
 
 /**
@@ -265,11 +244,11 @@ int race_lin_list(const char *suite)
 		fprintf(stderr, "race: no suite '%s' (race list shows them)\n", suite);
 		return 2;
 	}
-	for (i = 0; spec && i < lin_generate(spec, s, LIN_MAX_SCENARIOS); i++)
+	for (i = 0; spec && i < race_lin_generate(spec, s, LIN_MAX_SCENARIOS); i++)
 		printf("%s\n", s[i].name);
-	for (i = 0; !spec && i < lin_specs_count(); i++) {
-		spec = lin_spec_at(i);
-		n = lin_generate(spec, s, LIN_MAX_SCENARIOS);
+	for (i = 0; !spec && i < race_lin_specs_count(); i++) {
+		spec = race_lin_spec_at(i);
+		n = race_lin_generate(spec, s, LIN_MAX_SCENARIOS);
 		snprintf(name, sizeof(name), SUITE_PREFIX "%s", spec->name);
 		printf("%-32s must-hold  %d scenarios generated from %s\n", name,
 		       n, spec->summary);
@@ -355,7 +334,7 @@ int race_lin_cmd_run(const char *name, const char *out, const char *result,
 	char executions[32], witnessed[32], strategy[64];
 	const char *got = "none";
 	double t0, ms;
-	int i, n = lin_generate(spec, s, LIN_MAX_SCENARIOS), failed = 0;
+	int i, n = race_lin_generate(spec, s, LIN_MAX_SCENARIOS), failed = 0;
 
 	race_shared_map(race_opt.max_steps ? race_opt.max_steps : RACE_DEFAULT_STEPS);
 	printf("== %s (must-hold): %d scenarios generated from %s\n", name, n,

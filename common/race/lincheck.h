@@ -53,21 +53,21 @@ struct lin_history {
 };
 
 /* lin_gen.c */
-int lin_specs_count(void);
-const struct lin_spec *lin_spec_at(int i);
-const struct lin_spec *lin_spec_find(const char *name, size_t len);
-int lin_generate(const struct lin_spec *spec, struct lin_scenario *out, int max);
-void lin_name(struct lin_scenario *s);
-int lin_parse(const char *name, struct lin_scenario *s);
-void lin_call_text(const struct lin_spec *spec, int op, int key, char *buf,
+int race_lin_specs_count(void);
+const struct lin_spec *race_lin_spec_at(int i);
+const struct lin_spec *race_lin_spec_find(const char *name, size_t len);
+int race_lin_generate(const struct lin_spec *spec, struct lin_scenario *out, int max);
+void race_lin_name(struct lin_scenario *s);
+int race_lin_parse(const char *name, struct lin_scenario *s);
+void race_lin_call_text(const struct lin_spec *spec, int op, int key, char *buf,
 		   size_t len);
-void lin_result_text(const struct lin_op *op, long result, char *buf,
+void race_lin_result_text(const struct lin_op *op, long result, char *buf,
 		     size_t len);
 
 /* lin_check.c */
-bool lin_linearizable(const struct lin_spec *spec, const struct lin_init *init,
+bool race_lin_linearizable(const struct lin_spec *spec, const struct lin_init *init,
 		      const struct lin_history *h);
-void lin_explain(const struct lin_spec *spec, const struct lin_init *init,
+void race_lin_explain(const struct lin_spec *spec, const struct lin_init *init,
 		 const struct lin_history *h, char *buf, size_t len);
 
 /* lin_run.c: what the rest of the reproducer calls */

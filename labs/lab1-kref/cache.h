@@ -42,7 +42,11 @@ void cache_destroy(void);
 /**
  * cache_insert - add a new object with @key; the cache holds its reference
  *
- * Returns 0, -EEXIST if @key is already in the cache, or -ENOMEM.
+ * Guarantees: at most one object per key: inserting a key that is present
+ * changes nothing and allocates nothing.  Returns 0, -EEXIST if @key is
+ * already in the cache, or -ENOMEM.
+ *
+ * Given.
  */
 int cache_insert(int key);
 
@@ -51,7 +55,8 @@ int cache_insert(int key);
  *
  * Guarantees: the reference is taken while cache_lock is held, so the
  * object cannot reach a count of 0 in between.  Returns the object (the
- * caller owns one reference: cache_put() it), or NULL if @key is absent.
+ * caller owns one reference: cache_put() it), or NULL if @key is absent;
+ * never an object of another key.
  */
 struct cache_obj *cache_lookup(int key);
 
@@ -69,15 +74,19 @@ struct cache_obj *cache_lookup_unlocked(int key);
  * cache_remove - unlink @key and drop the cache's reference to it
  *
  * Guarantees: no lookup finds the object afterwards; it is freed now if
- * nobody else holds a reference, else by the last cache_put().
- * Returns 0, or -ENOENT if @key is absent.
+ * nobody else holds a reference, else by the last cache_put().  Of
+ * concurrent removes of one key exactly one returns 0.  Returns 0, or
+ * -ENOENT if @key is absent.
  */
 int cache_remove(int key);
 
 /**
  * cache_put - drop a reference returned by a lookup
  *
- * Returns 1 if this freed the object.
+ * Guarantees: drops exactly one reference.  Returns 1 if this freed the
+ * object (it dropped the last reference), 0 otherwise.
+ *
+ * Given.
  */
 int cache_put(struct cache_obj *obj);
 

@@ -24,8 +24,10 @@ struct kref {
 /**
  * kref_init - start @kref with one reference, the caller's
  *
- * Guarantees: the count is 1.  Call it before anybody else can see @kref.
- * Given, as in the kernel: an inline one-liner.
+ * Guarantees: the count is 1.
+ *
+ * Call it before anybody else can see @kref.  Given, as in the kernel: an
+ * inline one-liner.
  */
 static inline void kref_init(struct kref *kref)
 {
@@ -38,9 +40,11 @@ static inline void kref_init(struct kref *kref)
  * The caller must already own a reference, or hold the lock under which
  * the object can still be found (so that no kref_put() can drop the last
  * reference meanwhile).  Taking a reference to an object whose count is 0
- * is a bug: it WARNs (and still increments, as the 2004 code did).
+ * is a bug.
  *
- * Returns @kref.
+ * Guarantees: the count goes up by one, atomically (no concurrent get or
+ * put is lost).  A get on a count of 0 WARNs, and still increments it, as
+ * the 2004 code did.  Returns @kref.
  */
 struct kref *kref_get(struct kref *kref);
 
@@ -50,9 +54,8 @@ struct kref *kref_get(struct kref *kref);
  *
  * Guarantees: of any number of concurrent callers, exactly the one that
  * drops the last reference calls @release, exactly once, after every other
- * holder's accesses (the decrement is fully ordered).
- *
- * Returns 1 if this call released the object, 0 otherwise.
+ * holder's accesses (the decrement is fully ordered).  Returns 1 if this
+ * call released the object, 0 otherwise.
  */
 int kref_put(struct kref *kref, void (*release)(struct kref *kref));
 

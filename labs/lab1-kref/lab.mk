@@ -15,10 +15,13 @@ lab.include   :=
 lab.cflags    :=
 
 # Exercises graded by replay: the student's schedule must drive the
-# scenario to the verdict, at the step whose label starts with "at".
+# scenario to the verdict, at a step of function "at" whose access is
+# "access" (read, write or update): here the increment of the count in
+# kref_get(), whatever atomic performs it (atomic_inc, atomic_add,
+# atomic_inc_return, a cmpxchg loop).
 lab.exercises := race.sched
 lab.exercise.race.sched := scenario=lookup_unlocked_vs_remove \
-	verdict=use-after-free at=kref_get.inc
+	verdict=use-after-free at=kref_get access=update
 
 # Points of each graded part.
 lab.points    := unit-plain=30 unit-asan=20 tsan=20 race=30

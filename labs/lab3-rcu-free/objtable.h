@@ -66,9 +66,13 @@ void objtable_destroy(struct objtable *t);
 /**
  * objtable_insert - add an object with @key; the table holds its reference
  *
- * The key is stored before the count becomes non-zero: a reader that
- * takes a reference to (reused) memory sees the new key.
- * Returns 0, -EEXIST if @key is present, or -ENOMEM.
+ * Guarantees: at most one object per key: inserting a key that is present
+ * changes nothing and allocates nothing.  The key is stored before the
+ * count becomes non-zero: a reader that takes a reference to (reused)
+ * memory sees the new key.  Returns 0, -EEXIST if @key is present, or
+ * -ENOMEM.
+ *
+ * Given.
  */
 int objtable_insert(struct objtable *t, int key);
 
@@ -86,7 +90,8 @@ struct object *__objtable_find_rcu(struct objtable *t, int key);
  * Guarantees: returns an object whose key is @key and on which the caller
  * owns one reference (object_put() it), or NULL if no such object could be
  * referenced: absent, or being deleted (its count had reached 0).  Never
- * returns an object that was freed, nor one reused for another key.
+ * returns an object that was freed, nor one reused for another key.  A key
+ * that is present from before the call until after it returns is found.
  */
 struct object *objtable_lookup(struct objtable *t, int key);
 
@@ -96,22 +101,31 @@ struct object *objtable_lookup(struct objtable *t, int key);
  * Guarantees: no lookup that starts afterwards finds the object.  The
  * table's reference passes to the caller, who must put it.  Returns the
  * object, or NULL if @key is absent.
+ *
+ * Given.
  */
 struct object *objtable_unlink(struct objtable *t, int key);
 
 /**
  * objtable_delete - unlink @key, then drop the table's reference
  *
- * Guarantees: the object is freed only after it is unlinked, and (flags 0)
- * only after a grace period.  Returns 0, or -ENOENT if @key is absent.
+ * It may wait for a grace period (synchronize_rcu() is one correct way to
+ * write it): never call it inside rcu_read_lock().
+ *
+ * Guarantees: no lookup that starts afterwards finds the object.  The
+ * object is freed only after it is unlinked, and (flags 0) only after a
+ * grace period: a reader that found it before the unlink can still read
+ * it until it leaves its read-side section.  Of concurrent deletes of one
+ * key exactly one returns 0.  Returns 0, or -ENOENT if @key is absent.
  */
 int objtable_delete(struct objtable *t, int key);
 
 /**
  * object_put - drop one reference; the last one frees the object
  *
- * Guarantees: a table with flags 0 frees through call_rcu(), so a reader
- * that found the object under rcu_read_lock() can still read it; a
+ * Guarantees: it never blocks (it may be called inside rcu_read_lock()).
+ * A table with flags 0 frees through call_rcu(), so a reader that found
+ * the object under rcu_read_lock() can still read it; a
  * SLAB_TYPESAFE_BY_RCU table frees at once.  Returns 1 if this was the
  * last reference.
  */

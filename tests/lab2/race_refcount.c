@@ -16,8 +16,19 @@
  *                           this file, against the last put: it shows the
  *                           interleaving get_rcu closes (a second release,
  *                           hence a double free), and grades nothing
+ *   two_gets_on_zero        must hold: two refcount_get on a count of 0 (a
+ *                           bug of the caller's, which the WARN exists to
+ *                           show): exactly one increment is from 0, so
+ *                           exactly one WARN fires (.warns = 1)
+ *   put_and_lock_fast_path  must hold: two refcount_put_and_lock while a
+ *                           third reference stays: the count never drops
+ *                           to 1 within either call, so neither may take
+ *                           the lock
+ * The generated scenarios (race_lin.c) check the rest of the API against
+ * its specification.
  */
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "bug.h"
 #include "race/scenario.h"
@@ -233,5 +244,102 @@ RACE_SCENARIO(lookup_vs_put_and_lock) = {
 	.outcome  = "T3 finds the object under the lock, takes a reference, "
 		    "and its put is the last",
 	.teardown = slot_teardown,
+	.bound    = 2,
+};
+
+/* --- an increment from 0 WARNs, exactly once ------------------------------- */
+
+static refcount_t zero;		/* a count of 0, in memory nobody frees */
+
+static void zero_setup(void)
+{
+	atomic_set(&zero.count, 0);
+}
+
+static void get_zero(void)
+{
+	refcount_get(&zero);
+}
+
+static const char *both_counted(void)
+{
+	if (refcount_read(&zero) != 2)
+		return "two refcount_get calls on a count of 0 did not leave 2";
+	return NULL;
+}
+
+static bool both_done(void)
+{
+	return refcount_read(&zero) == 2;
+}
+
+RACE_SCENARIO(two_gets_on_zero) = {
+	.name     = "two_gets_on_zero",
+	.summary  = "two refcount_get on a count of 0: exactly one increment is "
+		    "from 0, so exactly one WARN",
+	.expect   = RACE_MUST_HOLD,
+	.setup    = zero_setup,
+	RACE_THREADS(get_zero, get_zero),
+	.check    = both_counted,
+	.witness  = both_done,
+	.outcome  = "both gets increment the count",
+	.bound    = 2,
+	.warns    = 1,
+};
+
+/* --- put_and_lock's fast path takes no lock --------------------------------- */
+
+static refcount_t three;		/* T1's, T2's and an owner's reference */
+static DEFINE_SPINLOCK(fast_lock);
+static int fast_last;			/* put_and_lock calls that returned 1 */
+
+static void fast_setup(void)
+{
+	atomic_set(&three.count, 3);
+	spin_lock_init(&fast_lock);
+	fast_last = 0;
+}
+
+static void put_and_lock_one(void)
+{
+	if (refcount_put_and_lock(&three, &fast_lock)) {
+		fast_last++;
+		spin_unlock(&fast_lock);
+	}
+}
+
+static const char *no_lock_taken(void)
+{
+	static char msg[160];
+
+	if (fast_last)
+		return "refcount_put_and_lock returned 1 though the count never "
+		       "dropped below 1";
+	if (fast_lock.nr_acquired) {
+		snprintf(msg, sizeof(msg), "the lock was taken %lu times, though "
+			 "the count stayed above 1 in both calls: the fast path "
+			 "must not touch the lock", fast_lock.nr_acquired);
+		return msg;
+	}
+	if (refcount_read(&three) != 1)
+		return "two puts from 3 did not leave 1";
+	return NULL;
+}
+
+static bool both_put(void)
+{
+	return refcount_read(&three) == 1;
+}
+
+RACE_SCENARIO(put_and_lock_fast_path) = {
+	.name     = "put_and_lock_fast_path",
+	.summary  = "two refcount_put_and_lock from 3: the count stays above 1, "
+		    "so the lock is never taken",
+	.expect   = RACE_MUST_HOLD,
+	.setup    = fast_setup,
+	RACE_THREADS(put_and_lock_one, put_and_lock_one),
+	.check    = no_lock_taken,
+	.witness  = both_put,
+	.outcome  = "both puts decrement the count",
 	.bound    = 2,
 };

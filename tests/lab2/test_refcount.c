@@ -74,10 +74,12 @@ Test(refcount, get_rcu_increments_a_live_count)
 
 	refcount_init(&rc);
 	warn_reset();
-	cr_assert_neq(refcount_get_rcu(&rc), 0, "get_rcu on a count of 1 failed");
+	cr_assert_eq(refcount_get_rcu(&rc), 1, "get_rcu on a count of 1 must "
+		     "return the count it found, 1");
 	cr_assert_eq(refcount_read(&rc), 2);
 	set_count(&rc, 1000);
-	cr_assert_neq(refcount_get_rcu(&rc), 0, "get_rcu on a count of 1000 failed");
+	cr_assert_eq(refcount_get_rcu(&rc), 1000, "get_rcu on a count of 1000 "
+		     "must return the count it found, 1000");
 	cr_assert_eq(refcount_read(&rc), 1001);
 	cr_assert_eq(warn_count(), 0);
 }

@@ -16,6 +16,23 @@ from . import limits, proc
 # Lines worth showing from what a crashing test printed: a sanitizer's or
 # the kit's own report (common/bug.c).  Diagnostics only, never a verdict.
 DIAGNOSTIC = re.compile(r"^(BUG: (?!leak)|==\d+==ERROR|.*runtime error)")
+# Criterion's own lines (its banner, progress and synthesis): never a message.
+BANNER = re.compile(r"^\[(----|====|RUN |PASS|FAIL|SKIP|ERR )\]|Criterion v\d")
+
+
+def assertion_texts(messages):
+    """The failed assertions' texts, first failure first, one string each.
+
+    Criterion's report lists a test's failed assertions newest first, and
+    splits a message of several lines into entries whose continuation
+    lines start with two spaces."""
+    texts = []
+    for m in messages:
+        if m.startswith("  ") and texts:
+            texts[-1] += " " + m.strip()
+        elif not BANNER.search(m):
+            texts.append(m)
+    return texts[::-1]
 
 
 class Test:
@@ -24,7 +41,8 @@ class Test:
 
     def __init__(self, suite, d):
         self.suite, self.name = suite, d["name"]
-        self.status, self.messages = d["status"], d.get("messages", [])
+        self.status = d["status"]
+        self.messages = assertion_texts(d.get("messages", []))
 
     @property
     def passed(self):
@@ -36,6 +54,8 @@ class Test:
         if self.messages and "timed out" in self.messages[0]:
             tag = "TIMEOUT"
         msg = self.messages[0] if self.messages else ""
+        if not msg and self.status == "FAILED":
+            msg = "failed with no assertion message: its process ended before the test did"
         return "[%s] %s::%s%s" % (tag, self.suite, self.name, ": " + msg if msg else "")
 
 
@@ -81,7 +101,7 @@ class Report:
             if DIAGNOSTIC.match(l) and l not in seen:
                 seen.append(l)
         if not self.has_report:
-            lines += self.result.tail(8)
+            lines += [l for l in self.result.tail(12) if not BANNER.search(l)][-8:]
         return lines + ["  " + l for l in seen[:4]]
 
 

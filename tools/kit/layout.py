@@ -17,11 +17,14 @@ class LayoutError(Exception):
 
 class Exercise:
     """A file the student writes that is graded by replaying it: @file must
-    drive @scenario to @verdict, at a step whose label starts with @at."""
+    drive @scenario to @verdict, at a step of function @at (or whose label
+    starts with @at, if it has a dot), whose access is @access (read,
+    write, update; None: any)."""
 
     def __init__(self, d):
         self.file, self.scenario = d["file"], d.get("scenario")
         self.verdict, self.at = d.get("verdict"), d.get("at")
+        self.access = d.get("access")
 
 
 class Lab:

@@ -151,9 +151,33 @@ def grade_scenario(binary, sc):
                                           o.expect, o.got, o.describe()[:160])
 
 
+# A verdict about an access: "KIND: FUNCTION.OP on obj#N (cache, size,
+# +offset, a read|a write|an update...)" (common/race/objects.c).
+_ACCESS = re.compile(r"^[\w-]+: (\w+)\.(\w+) on \S+ \([^)]*?, (a read|a write|an update)")
+
+
+def failing_access(verdict):
+    """(function, op, access) of the step a verdict line names, access being
+    'read', 'write' or 'update'; None if the verdict names no access."""
+    m = _ACCESS.match(verdict or "")
+    return (m.group(1), m.group(2), m.group(3).split()[-1]) if m else None
+
+
+def at_step(ex, verdict):
+    """Whether @verdict happened where exercise @ex wants it: in function
+    ex.at (or at a label starting with ex.at, if it has a dot), by an
+    access of kind ex.access -- whatever primitive performed it."""
+    step = failing_access(verdict)
+    if not step:
+        return False
+    fn, op, access = step
+    where = ("%s.%s" % (fn, op)).startswith(ex.at) if "." in ex.at else fn == ex.at
+    return where and (not ex.access or access == ex.access)
+
+
 def grade_exercise(binary, ex, impl_dir):
     """(ok, one line) for exercise @ex: the student's schedule file in
-    @impl_dir replays to its verdict, at a step labelled ex.at."""
+    @impl_dir replays to its verdict, at the step the manifest names."""
     sched = os.path.join(impl_dir, ex.file)
     if not os.path.exists(sched):
         return False, "FAIL %s: %s does not exist" % (ex.file, sched)
@@ -161,11 +185,13 @@ def grade_exercise(binary, ex, impl_dir):
     if o is None:
         last = r.tail(1) or ["no output"]
         return False, "FAIL %s: %s" % (ex.file, last[0])
-    ok = o.met and (": " + ex.at) in o.verdict
-    if ok:
+    if o.met and at_step(ex, o.verdict):
         return True, "PASS %s replays to: %s" % (ex.file, o.verdict[:160])
-    return False, ("FAIL %s must end in %s at %s; it replays to: %s"
-                   % (ex.file, ex.verdict, ex.at, o.verdict[:160] or o.got))
+    want = "%s at %s" % (ex.verdict, ex.at)
+    if ex.access:
+        want += " by %s %s" % ("an" if ex.access == "update" else "a", ex.access)
+    return False, ("FAIL %s must end in %s; it replays to: %s"
+                   % (ex.file, want, o.verdict[:160] or o.got))
 
 
 def grade(binary, exercises=(), impl_dir=None):

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""test_kit.py - the grader's own readings, on fixed inputs (make check).
+
+    python3 tests/kit/test_kit.py
+
+  * a failing Criterion test reads as its assertion's text (first failure
+    first, several lines joined), never as Criterion's banner;
+  * lab 1's exercise is graded by meaning: a use-after-free by an update
+    of the count in kref_get, whatever atomic made it (inc, add,
+    inc_return, cmpxchg), and not by the read that comes before;
+  * a verdict line names the access it stopped at.
+Standard library only.
+"""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from kit import criterion, layout, race  # noqa: E402
+
+UAF = ("use-after-free: kref_get.%s on obj#1 (cache_obj, 16 bytes, +0, %s) freed by T2 "
+       "at step 14 in cache_obj_release (labs/lab1-kref/cache_given.c:33)")
+
+
+class CriterionMessages(unittest.TestCase):
+    def test_first_failure_first(self):
+        # Criterion's JSON lists a test's failed assertions newest first
+        self.assertEqual(criterion.assertion_texts(["t.c:9: two", "t.c:8: one"]),
+                         ["t.c:8: one", "t.c:9: two"])
+
+    def test_lines_of_one_message_joined(self):
+        self.assertEqual(criterion.assertion_texts(["t.c:7: first line", "  second line"]),
+                         ["t.c:7: first line second line"])
+
+    def test_never_the_banner(self):
+        self.assertEqual(criterion.assertion_texts(["[----] Criterion v2.4.1",
+                                                    "t.c:3: the count must be 1"]),
+                         ["t.c:3: the count must be 1"])
+
+    def test_a_failure_without_message_says_so(self):
+        t = criterion.Test("s", {"name": "exits", "status": "FAILED", "messages": []})
+        self.assertIn("no assertion message", t.line())
+        t = criterion.Test("s", {"name": "n", "status": "FAILED",
+                                 "messages": ["Criterion v2.4.1", "t.c:3: wrong"]})
+        self.assertEqual(t.line(), "[FAIL] s::n: t.c:3: wrong")
+
+
+class ExerciseByMeaning(unittest.TestCase):
+    ex = layout.Exercise({"file": "race.sched", "scenario": "lookup_unlocked_vs_remove",
+                          "verdict": "use-after-free", "at": "kref_get", "access": "update"})
+
+    def test_any_atomic_that_increments(self):
+        for op in ("inc", "add", "inc_return", "add_return", "cmpxchg"):
+            self.assertTrue(race.at_step(self.ex, UAF % (op, "an update")), op)
+
+    def test_not_the_read_before(self):
+        self.assertFalse(race.at_step(self.ex, UAF % ("read", "a read")))
+
+    def test_not_another_function(self):
+        v = (UAF % ("inc", "an update")).replace("kref_get.", "kref_put.")
+        self.assertFalse(race.at_step(self.ex, v))
+
+    def test_a_label_prefix_still_works(self):
+        ex = layout.Exercise({"file": "f", "at": "kref_get.inc"})
+        self.assertTrue(race.at_step(ex, UAF % ("inc_return", "an update")))
+        self.assertFalse(race.at_step(ex, UAF % ("add", "an update")))
+
+    def test_failing_access(self):
+        self.assertEqual(race.failing_access(UAF % ("add", "an update")),
+                         ("kref_get", "add", "update"))
+        self.assertIsNone(race.failing_access("leak: 1 object(s) still allocated"))
+
+
+if __name__ == "__main__":
+    unittest.main()
