@@ -14,38 +14,16 @@
  * A lookup that returns an object whose key is not k returns "another
  * key's object", which no specification returns.
  *
- * The model: which object holds each key, each object's count (the
- * cache's reference included), and the objects each thread holds a
- * reference to.  remove() is one step in the model -- unlink and drop the
+ * The specification is the collection model of common/race/
+ * lin_collection.h (lab 3's too): which object holds each key, each
+ * object's count (the cache's reference included), and the objects each
+ * thread holds.  remove() is one step in the model -- unlink and drop the
  * cache's reference -- though the code unlinks under cache_lock and puts
  * after: an order of the operations must explain the results all the
  * same, and one does whenever the code is right.
  */
-#include <errno.h>
-
 #include "cache.h"
-#include "race/lin.h"
-
-#define NR_INIT_KEYS	3		/* keys of the initial states: 1..3 */
-#define MAX_OBJS	24
-#define WRONG_OBJECT	2		/* a lookup got another key's object */
-
-struct cache_model {
-	int obj_of[NR_INIT_KEYS + 1];	/* key -> object in the cache, 0: none */
-	int count[MAX_OBJS], key_of[MAX_OBJS];
-	int nr_objs;
-	int held[RACE_MAX_THREADS + 1][LIN_MAX_HELD];
-	int nr_held[RACE_MAX_THREADS + 1];
-};
-
-static const struct lin_name hit_names[] = {
-	{ 1, "hit" }, { 0, "miss" }, { WRONG_OBJECT, "another key's object" },
-	{ 0, NULL },
-};
-
-static const struct lin_name put_names[] = {
-	{ 1, "1 (freed it)" }, { 0, "0" }, { 0, NULL },
-};
+#include "race/lin_collection.h"
 
 /* --- the code under test ---------------------------------------------------- */
 
@@ -66,7 +44,7 @@ static long run_lookup(struct lin_ctx *ctx, int key)
 	if (!obj)
 		return 0;
 	lin_hold(ctx, obj, key);		/* put later, or by teardown */
-	return obj->key == key ? 1 : WRONG_OBJECT;
+	return obj->key == key ? 1 : LIN_COLL_WRONG;
 }
 
 static long run_put(struct lin_ctx *ctx, int key)
@@ -85,79 +63,11 @@ static long run_find(struct lin_ctx *ctx __maybe_unused, int key)
 		return 0;
 	right = obj->key == key;
 	cache_put(obj);
-	return right ? 1 : WRONG_OBJECT;
+	return right ? 1 : LIN_COLL_WRONG;
 }
 
-/* --- the specification -------------------------------------------------------- */
-
-static long spec_insert(void *model, int thread __maybe_unused, int key)
-{
-	struct cache_model *m = model;
-	int o;
-
-	if (m->obj_of[key])
-		return -EEXIST;
-	o = ++m->nr_objs;
-	m->count[o] = 1;			/* the cache's reference */
-	m->key_of[o] = key;
-	m->obj_of[key] = o;
-	return 0;
-}
-
-static long spec_remove(void *model, int thread __maybe_unused, int key)
-{
-	struct cache_model *m = model;
-	int o = m->obj_of[key];
-
-	if (!o)
-		return -ENOENT;
-	m->obj_of[key] = 0;
-	m->count[o]--;				/* the cache's reference */
-	return 0;
-}
-
-static long spec_lookup(void *model, int thread, int key)
-{
-	struct cache_model *m = model;
-	int o = m->obj_of[key];
-
-	if (!o)
-		return 0;
-	m->count[o]++;
-	m->held[thread][m->nr_held[thread]++] = o;
-	return 1;
-}
-
-static long spec_put(void *model, int thread, int key)
-{
-	struct cache_model *m = model;
-	int *held = m->held[thread], i, o;
-
-	for (i = 0; i < m->nr_held[thread] && m->key_of[held[i]] != key; i++)
-		;
-	if (i == m->nr_held[thread])
-		return LIN_NOTHING;
-	o = held[i];
-	for (; i + 1 < m->nr_held[thread]; i++)
-		held[i] = held[i + 1];
-	m->nr_held[thread]--;
-	return --m->count[o] == 0;
-}
-
-static long spec_find(void *model, int thread __maybe_unused, int key)
-{
-	struct cache_model *m = model;
-
-	return m->obj_of[key] != 0;
-}
-
-static const struct lin_op ops[] = {
-	{ "insert", LIN_KEYED, run_insert, spec_insert, NULL },
-	{ "remove", LIN_KEYED, run_remove, spec_remove, NULL },
-	{ "lookup", LIN_KEYED | LIN_TAKES, run_lookup, spec_lookup, hit_names },
-	{ "put", LIN_KEYED | LIN_DROPS, run_put, spec_put, put_names },
-	{ "find", LIN_KEYED | LIN_POST, run_find, spec_find, hit_names },
-};
+static const struct lin_op ops[] = LIN_COLL_OPS("remove", run_insert, run_remove,
+						 run_lookup, run_put, run_find);
 
 /* The initial states: setup() inserts the keys in this order, so in
  * keys123 the list is 1 -> 2 -> 3 (key 2 has a neighbour on each side). */
@@ -187,14 +97,6 @@ static void teardown(struct lin_ctx *ctx[], int nr)
 	cache_destroy();
 }
 
-static void model_init(void *model, const struct lin_init *init)
-{
-	int i;
-
-	for (i = 0; i < LIN_MAX_KEYS && init->keys[i]; i++)
-		spec_insert(model, 0, init->keys[i]);
-}
-
 LIN_SPEC(cache_spec) = {
 	.name		= "cache",
 	.summary	= "the cache's insert, remove, lookup, put, find on keys "
@@ -206,6 +108,7 @@ LIN_SPEC(cache_spec) = {
 	.keys		= 2,
 	.setup		= setup,
 	.teardown	= teardown,
-	.model_size	= sizeof(struct cache_model),
-	.model_init	= model_init,
+	.model_size	= sizeof(struct lin_coll_model),
+	.model_init	= race_lin_coll_init,
+	.random		= 48,		/* cheap: a second each, with the pairs */
 };
