@@ -248,7 +248,7 @@ static size_t print_results(const struct lin_spec *spec,
 		call_name(spec, c, name, sizeof(name));
 		race_lin_result_text(&spec->ops[c->op], c->result, res, sizeof(res));
 		if (!c->thread)
-			snprintf(span, sizeof(span), "alone, after the threads");
+			snprintf(span, sizeof(span), "after the threads returned");
 		else if (c->first < 0)
 			snprintf(span, sizeof(span), "no step (after step %ld)", c->inv);
 		else if (c->first + 1 == c->resp)

@@ -6,9 +6,11 @@
  * A generated scenario is an ordinary must-hold scenario to the rest of
  * the reproducer: its setup() builds the initial state with the lab's
  * code, its threads run their operations recording when each was called
- * and returned (in steps of the trace) and what it returned, and its
- * check() runs the final probes and the linearizability check.  Every
- * other oracle applies as usual.  Its witness: operations of two threads
+ * and returned (in steps of the trace) and what it returned, one more
+ * thread runs the final probes once they have all returned (so that a
+ * probe that blocks is a deadlock, and one that returns holding a lock is
+ * caught like any thread), and its check() is the linearizability check.
+ * Every other oracle applies as usual.  Its witness: operations of two threads
  * interleaved (a step of one came between two steps of the other) -- an
  * execution in which nothing interleaves proves nothing about concurrency.
  *
@@ -36,6 +38,8 @@ static char column[RACE_MAX_THREADS][96];
 static struct lin_ctx ctx[RACE_MAX_THREADS + 1];	/* [0]: final probes */
 static struct lin_ctx *ctxp[RACE_MAX_THREADS + 1];
 static struct lin_call calls[RACE_MAX_THREADS][LIN_MAX_PER_THREAD];
+static struct lin_call probes[LIN_MAX_CALLS];
+static int nr_probes;
 static bool overlapped;
 
 /** race_lin_too_many - a thread holds more than LIN_MAX_HELD references */
@@ -79,6 +83,7 @@ static void setup(void)
 
 	memset(ctx, 0, sizeof(ctx));
 	memset(calls, 0, sizeof(calls));
+	nr_probes = 0;
 	for (i = 0; i <= RACE_MAX_THREADS; i++) {
 		ctx[i].thread = i;
 		ctxp[i] = &ctx[i];
@@ -114,21 +119,67 @@ static bool interleaved(const struct lin_call *a, const struct lin_call *b)
 	       a->first < b->resp - 1 && b->first < a->resp - 1;
 }
 
-/* Final probe @op of every key (once if it takes none), alone, in turn. */
-static void probe(struct lin_history *h, int op)
+/* The probe thread may start once every thread before it has returned. */
+static bool threads_done(const struct race_thread *t)
+{
+	int id;
+
+	for (id = 1; id < t->id; id++)
+		if (race_thread_get(id)->state != RACE_TS_DONE)
+			return false;
+	return true;
+}
+
+static int threads_why(const struct race_thread *t, char *buf, size_t len)
+{
+	char name[16];
+
+	return snprintf(buf, len, "%s (the final probes) waits for the others "
+			"to return; ", race_thread_name(t->id, name, sizeof(name)));
+}
+
+static const struct race_wait after_the_threads = {
+	.ready	= threads_done,
+	.why	= threads_why,
+};
+
+/* Whether the spec has final probes (LIN_POST operations). */
+static bool has_probes(void)
+{
+	int i;
+
+	for (i = 0; i < cur.spec->nr_ops; i++)
+		if (cur.spec->ops[i].flags & LIN_POST)
+			return true;
+	return false;
+}
+
+/*
+ * The last thread: once the others have returned, each final probe, for
+ * every key (once if it takes none), in turn.  In the history they are
+ * thread 0's: after everything.
+ */
+static void probe_thread(void)
 {
 	const struct lin_spec *spec = cur.spec;
-	bool keyed = spec->ops[op].flags & LIN_KEYED;
-	int key;
+	int op, key;
 
-	for (key = keyed; key <= (keyed ? spec->keys : 0) &&
-	     h->n < LIN_MAX_CALLS; key++) {
-		struct lin_call *c = &h->c[h->n++];
+	/* a step of its own, so that schedules replay it like any other */
+	race_sched_point(&after_the_threads, "final_probes", "start", NULL);
+	for (op = 0; op < spec->nr_ops; op++) {
+		bool keyed = spec->ops[op].flags & LIN_KEYED;
 
-		*c = (struct lin_call){ .thread = 0, .op = op, .key = key,
-			.inv = race_sh->nr_steps, .resp = race_sh->nr_steps,
-			.first = -1 };
-		c->result = spec->ops[op].run(&ctx[0], key);
+		if (!(spec->ops[op].flags & LIN_POST))
+			continue;
+		for (key = keyed; key <= (keyed ? spec->keys : 0) &&
+		     nr_probes < LIN_MAX_CALLS; key++) {
+			struct lin_call *c = &probes[nr_probes++];
+
+			*c = (struct lin_call){ .thread = 0, .op = op, .key = key,
+						.inv = race_sh->nr_steps, .first = -1 };
+			c->result = spec->ops[op].run(&ctx[0], key);
+			c->resp = race_sh->nr_steps;
+		}
 	}
 }
 
@@ -147,12 +198,11 @@ static void collect(struct lin_history *h)
 	for (i = 0; i < h->n; i++)
 		for (j = 0; j < i; j++)
 			overlapped |= interleaved(&h->c[i], &h->c[j]);
-	for (i = 0; i < cur.spec->nr_ops; i++)
-		if (cur.spec->ops[i].flags & LIN_POST)
-			probe(h, i);
+	for (i = 0; i < nr_probes && h->n < LIN_MAX_CALLS; i++)
+		h->c[h->n++] = probes[i];
 }
 
-/* The check of every execution: the final probes, then linearizability. */
+/* The check of every execution: linearizability. */
 static const char *check(void)
 {
 	static struct lin_history h;
@@ -188,6 +238,10 @@ static const struct race_scenario *lin_select(const struct lin_scenario *s)
 	sc.outcome = "operations of two threads interleave";
 	sc.teardown = teardown;
 	sc.bound = cur.bound;
+	if (has_probes()) {
+		sc.threads[cur.nr_threads] = probe_thread;
+		sc.names[cur.nr_threads] = "final probes";
+	}
 	for (t = 0; t < cur.nr_threads; t++) {
 		sc.threads[t] = bodies[t];
 		for (n = 0, i = 0; i < cur.nr_ops[t] && n < sizeof(column[t]); i++) {
