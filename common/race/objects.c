@@ -181,11 +181,14 @@ void race_obj_check(const struct race_thread *t, const volatile void *addr,
 	pending.before = *pending.addr;
 }
 
-/** race_obj_check_access - race_obj_check() of an update (the strictest) */
+/**
+ * race_obj_check_access - race_obj_check() of a write (call_rcu() queues
+ * @addr, an rcu_head: a freed object may not be queued, type-stable or not)
+ */
 void race_obj_check_access(const struct race_thread *t,
 			   const volatile void *addr)
 {
-	race_obj_check(t, addr, RACE_RMW);
+	race_obj_check(t, addr, RACE_STORE);
 }
 
 /**
