@@ -15,10 +15,11 @@
 #
 # Variables: CC (clang by default; gcc builds too), IMPL, BUILD.
 
-LABS    := 1 2 3
+LABS    := 1 2 3 5
 LAB_1   := lab1-kref
 LAB_2   := lab2-refcount
 LAB_3   := lab3-rcu-free
+LAB_5   := lab5-fdtable
 
 IMPL    ?= labs
 ifeq ($(origin CC),default)

@@ -138,6 +138,30 @@ static inline int kit_atomic_cmpxchg(atomic_t *v, int old, int new,
  */
 #define atomic_cmpxchg(v, old, new)	kit_atomic_cmpxchg((v), (old), (new), __func__)
 
+static inline int kit_atomic_inc_not_zero(atomic_t *v, const char *fn)
+{
+	int c = kit_atomic_read(v, fn);
+
+	while (c) {
+		int old = kit_atomic_cmpxchg(v, c, c + 1, fn);
+
+		if (old == c)
+			return 1;
+		c = old;
+	}
+	return 0;
+}
+
+/**
+ * atomic_inc_not_zero - increment the counter unless it is 0
+ *
+ * The kernel's later name for the 2004 patch's "get unless zero".
+ * Returns 1 if it incremented, 0 if it found 0 and left it so.
+ * Guarantees: the test and the increment are one atomic step (a
+ * compare-and-exchange loop); fully ordered when it increments.
+ */
+#define atomic_inc_not_zero(v)	kit_atomic_inc_not_zero((v), __func__)
+
 /**
  * cmpxchg - compare-and-exchange on any int-sized or pointer lvalue
  * @ptr: where
