@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tsan_fdtable.c - lab 5 under ThreadSanitizer, on the real liburcu
+ * backend (a plain program: Criterion aborts under TSan).
+ *
+ *   tsan_fdtable --list     one line per case: "<case> clean|race"
+ *   tsan_fdtable <case>     a bounded stress of that case; exits 0, or 1
+ *                           if an end-of-run check fails
+ *
+ *   readers_vs_writers  clean  shared_workload.c: fget/fget_light + reads
+ *                              against open, close, dup2, fork and growth
+ *   light_misuse        race   fget_light's no-reference path used on a
+ *                              table that two threads really share while
+ *                              its count says one user: a close frees the
+ *                              file under the reader
+ *
+ * TSan ignores fences (smp_wmb, smp_rmb); what it checks here is that
+ * every access to a file or an array is ordered before its free: by a
+ * reference, or by the grace period (common/rcupdate.c tells TSan what
+ * liburcu orders).
+ */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "bug.h"
+#include "fdtable.h"
+#include "shared_files.h"
+#include "shared_workload.h"
+#include "slab.h"
+#include "tsan_case.h"
+
+#define MISUSE_ROUNDS	20000
+
+/* Every object freed once, nothing warned, no failure counted. */
+static int end_checks(long failures, long live0)
+{
+	rcu_barrier();
+	if (!failures && slab_objects_live() == live0 && !warn_count())
+		return 0;
+	fprintf(stderr, "failures %ld, objects never freed %ld, warnings %lu\n",
+		failures, slab_objects_live() - live0, warn_count());
+	return 1;
+}
+
+static int case_readers_vs_writers(const struct tsan_case *c __maybe_unused)
+{
+	static const struct workload w = { .rounds = 3, .reads = 10000, .writes = 2500 };
+	long live0 = slab_objects_live();
+
+	return end_checks(run_workload(&w), live0);
+}
+
+static struct files_struct *shared;
+static pthread_barrier_t start;		/* both threads begin together */
+static int closer_done;			/* the reader reads until it is set */
+
+/* BROKEN ON PURPOSE: the table has two threads but a count of 1. */
+static void *light_reader(void *arg)
+{
+	int fput_needed;
+
+	(void)arg;
+	rcu_register_thread();
+	pthread_barrier_wait(&start);
+	for (int i = 0; !__atomic_load_n(&closer_done, __ATOMIC_RELAXED); i++) {
+		struct file *file = fget_light(shared, 0, &fput_needed);
+
+		if (file) {
+			(void)file_is_sane(file, i);
+			fput_light(file, fput_needed);
+		}
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static int case_light_misuse(const struct tsan_case *c __maybe_unused)
+{
+	pthread_t tid;
+
+	inodes_init();
+	shared = files_alloc();
+	pthread_barrier_init(&start, NULL, 2);
+	pthread_create(&tid, NULL, light_reader, NULL);
+	pthread_barrier_wait(&start);
+	for (int i = 0; i < MISUSE_ROUNDS; i++) {
+		open_inode(shared, i);
+		close_fd(shared, 0);
+		if (i % 16 == 15)
+			rcu_barrier();	/* the frees happen now, not at exit */
+	}
+	__atomic_store_n(&closer_done, 1, __ATOMIC_RELAXED);
+	pthread_join(tid, NULL);
+	pthread_barrier_destroy(&start);
+	put_files_struct(shared);
+	return 0;		/* the verdict is TSan's report */
+}
+
+static const struct tsan_case cases[] = {
+	{ "readers_vs_writers",	"clean", case_readers_vs_writers, NULL },
+	{ "light_misuse",	"race",  case_light_misuse, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	rcu_register_thread();		/* rcu_barrier() and the last fputs */
+	return tsan_case_main(argc, argv, cases, ARRAY_SIZE(cases));
+}
