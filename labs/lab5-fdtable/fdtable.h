@@ -289,11 +289,17 @@ int get_close_on_exec(struct files_struct *files, unsigned int fd);
 /* --- what you write: fget.c --------------------------------------------- */
 
 /*
- * fget() and fget_light() are declared weak: a build with
+ * Your fget() and fget_light() are weak definitions: a build with
  * -DCONFIG_FDTABLE_LOCKED links fdtable_locked.c's 2.6.6 versions, which
  * take file_lock, in their place (the benchmark compares the two).  Your
- * definitions need nothing for that.
+ * code needs nothing for that; only fdtable_locked.c defines
+ * FDTABLE_LOCKED_FGET.
  */
+#ifdef FDTABLE_LOCKED_FGET
+#define __fget_weak
+#else
+#define __fget_weak	__attribute__((weak))
+#endif
 
 /**
  * fget - the file at @fd, with a reference for the caller
@@ -304,7 +310,7 @@ int get_close_on_exec(struct files_struct *files, unsigned int fd);
  * increments a count that has reached 0; returns NULL only if nothing was
  * installed at @fd at some instant during the call.
  */
-struct file *fget(struct files_struct *files, unsigned int fd) __attribute__((weak));
+struct file *fget(struct files_struct *files, unsigned int fd) __fget_weak;
 
 /**
  * fget_light - fget() that skips the reference when nobody else can close
@@ -316,7 +322,7 @@ struct file *fget(struct files_struct *files, unsigned int fd) __attribute__((we
  * *@fput_needed = 1 when it returns a file.
  */
 struct file *fget_light(struct files_struct *files, unsigned int fd,
-			int *fput_needed) __attribute__((weak));
+			int *fput_needed) __fget_weak;
 
 /**
  * fput_light - drop what fget_light() took

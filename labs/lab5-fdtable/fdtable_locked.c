@@ -7,9 +7,11 @@
  * Built only with -DCONFIG_FDTABLE_LOCKED (the benchmark's "locked"
  * variant, never the lab's own builds): then these definitions replace
  * fget.c's, which fdtable.h declares weak.  Same API, same contracts,
- * except that these take the lock.
+ * except that these take the lock.  Include this file before any other
+ * that includes fdtable.h when files are compiled together.
  */
 #ifdef CONFIG_FDTABLE_LOCKED
+#define FDTABLE_LOCKED_FGET	/* these definitions are the strong ones */
 #include "fdtable.h"
 
 struct file *fget(struct files_struct *files, unsigned int fd)
