@@ -101,6 +101,9 @@ extern const int fdtable_design;
 
 /**
  * files_fdtable - the current table, for a caller that holds file_lock
+ *
+ * Guarantees: the table every update sees until file_lock is dropped
+ * (expand_files may drop it: read it again after).  No step.
  */
 #define files_fdtable(files)	rcu_dereference_protected((files)->fdt, 1)
 

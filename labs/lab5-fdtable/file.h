@@ -79,7 +79,9 @@ static inline int get_file_rcu(struct file *file)
 }
 
 /**
- * file_count - the number of references at some instant (tests, debugging)
+ * file_count - the number of references (tests, debugging)
+ *
+ * Guarantees: the count at some instant during the call; one step.
  */
 static inline int file_count(struct file *file)
 {
@@ -115,6 +117,8 @@ ssize_t file_pread(struct file *file, void *buf, size_t len, size_t pos);
 
 /**
  * file_llseek - set the position file_read() reads from next
+ *
+ * Guarantees: the next file_read() starts at @pos.
  */
 void file_llseek(struct file *file, size_t pos);
 

@@ -9,6 +9,7 @@
  * period, so "not freed yet" is a deterministic observation here.
  */
 #include <errno.h>
+#include <signal.h>
 
 #include <criterion/criterion.h>
 
@@ -53,11 +54,15 @@ static struct file *file_at(struct files_struct *f, unsigned int fd)
 	return file;
 }
 
-/* Open test_inodes[@ino] and check it landed at @fd. */
+/* Open test_inodes[@ino] and check it landed at @fd, where fget finds it. */
 static struct file *open_at(unsigned int ino, int fd)
 {
+	struct file *file;
+
 	cr_assert_eq(open_inode(files, ino), fd, "open did not return fd %d", fd);
-	return file_at(files, fd);
+	file = file_at(files, fd);
+	cr_assert_not_null(file, "fget(%d) found nothing at the fd just opened", fd);
+	return file;
 }
 
 /* The last put, the grace period: nothing may be left, nothing warned. */
@@ -342,6 +347,22 @@ Test(fdtable, old_arrays_freed_after_the_grace_period)
 	put_and_check();
 }
 
+Test(fdtable, expand_files_reports_what_it_did)
+{
+	spin_lock(&files->file_lock);
+	cr_assert_eq(expand_files(files, NR_OPEN_DEFAULT - 1), 0, "nothing to do");
+	cr_assert_eq(expand_files(files, 10), 1, "it grew the table");
+	cr_assert_gt(files_fdtable(files)->max_fds, 10);
+	cr_assert_gt(files_fdtable(files)->max_fdset, 10);
+	cr_assert_eq(expand_files(files, 10), 0, "already big enough");
+	cr_assert_eq(expand_files(files, NR_OPEN), -EMFILE);
+	cr_assert_eq(expand_fd_array(files, NR_OPEN), -EMFILE);
+	cr_assert_eq(expand_fdset(files, NR_OPEN + 5), -EMFILE);
+	spin_unlock(&files->file_lock);
+	open_at(0, 0);
+	put_and_check();
+}
+
 Test(fdtable, close_on_exec_flag)
 {
 	open_at(0, 0);
@@ -488,4 +509,41 @@ Test(fdtable, every_file_freed_exactly_once)
 		}
 	}
 	put_and_check();
+}
+
+/* The given allocator of arrays and bitmaps: fdtable_given.c. */
+TestSuite(alloc, .init = setup, .fini = teardown);
+
+Test(alloc, arrays_start_empty)
+{
+	struct file **array = alloc_fd_array(16);
+	unsigned long *set = alloc_fdset(130);
+
+	for (int i = 0; i < 16; i++)
+		cr_assert_null(array[i]);
+	for (int nr = 0; nr < 130; nr++)
+		cr_assert_not(test_bit(nr, set));
+	free_fd_array(array, 16);
+	free_fdset(set, 130);
+	put_and_check();
+}
+
+Test(alloc, array_freed_with_another_size_is_a_bug, .signal = SIGABRT)
+{
+	free_fd_array(alloc_fd_array(8), 16);
+}
+
+Test(alloc, embedded_array_freed_is_a_bug, .signal = SIGABRT)
+{
+	free_fd_array(files->fd_array, NR_OPEN_DEFAULT);
+}
+
+Test(alloc, bitmap_freed_with_another_size_is_a_bug, .signal = SIGABRT)
+{
+	free_fdset(alloc_fdset(8), 16);
+}
+
+Test(alloc, embedded_bitmap_freed_is_a_bug, .signal = SIGABRT)
+{
+	free_fdset(files->open_fds_init, NR_OPEN_DEFAULT);
 }

@@ -4,6 +4,8 @@
  * and bitops.h promise.  They are given code; these tests keep them honest
  * (and tell a student that a failure elsewhere is not theirs).
  */
+#include <pthread.h>
+
 #include <criterion/criterion.h>
 
 #include "bitops.h"
@@ -124,6 +126,35 @@ Test(file, reads)
 	fput(b);
 }
 
+static struct file *shared_file;
+
+/* One byte at a time until the end: file_read hands out each byte once. */
+static void *read_bytes(void *arg)
+{
+	long *got = arg;
+	unsigned char c;
+
+	while (file_read(shared_file, &c, 1) == 1)
+		(*got)++;
+	return NULL;
+}
+
+Test(file, concurrent_reads_split_the_file)
+{
+	pthread_t tid[2];
+	long got[2] = { 0, 0 };
+
+	shared_file = alloc_file(&test_inodes[5]);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&tid[i], NULL, read_bytes, &got[i]);
+	for (int i = 0; i < 2; i++)
+		pthread_join(tid[i], NULL);
+	cr_assert_eq(got[0] + got[1], INODE_SIZE,
+		     "two readers of one file read %ld + %ld bytes of %d: a "
+		     "range was read twice or skipped", got[0], got[1], INODE_SIZE);
+	fput(shared_file);
+}
+
 Test(bitops, set_clear_test)
 {
 	unsigned long map[BITS_TO_LONGS(130)] = { 0 };
@@ -136,6 +167,39 @@ Test(bitops, set_clear_test)
 	clear_bit(64, map);
 	cr_assert_not(test_bit(64, map));
 	cr_assert(test_bit(129, map), "clear_bit touched another bit");
+}
+
+static unsigned long one_word[1];
+
+/* Set, then clear, then set again bits [@arg, @arg + 32) of one_word. */
+static void *flip_half(void *arg)
+{
+	int base = (int)(long)arg;
+
+	for (int round = 0; round < 2000; round++)
+		for (int nr = base; nr < base + 32; nr++) {
+			if (round % 2)
+				clear_bit(nr, one_word);
+			else
+				set_bit(nr, one_word);
+		}
+	for (int nr = base; nr < base + 32; nr++)
+		set_bit(nr, one_word);
+	return NULL;
+}
+
+Test(bitops, updates_of_one_word_are_not_lost)
+{
+	pthread_t tid[2];
+
+	if (BITS_PER_LONG < 64)
+		return;
+	for (int i = 0; i < 2; i++)
+		pthread_create(&tid[i], NULL, flip_half, (void *)(long)(32 * i));
+	for (int i = 0; i < 2; i++)
+		pthread_join(tid[i], NULL);
+	cr_assert_eq(one_word[0], ~0UL, "a concurrent set_bit/clear_bit on "
+		     "another bit of the word lost an update: %#lx", one_word[0]);
 }
 
 Test(bitops, find_bits)
