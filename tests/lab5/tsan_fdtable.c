@@ -96,6 +96,17 @@ static int case_light_misuse(const struct tsan_case *c __maybe_unused)
 	return 0;		/* the verdict is TSan's report */
 }
 
+/*
+ * TSan's default is to sleep a second at exit while other threads still
+ * run (liburcu's call_rcu thread always does), to catch races at exit.
+ * Nothing of the lab runs then: the second would be a third of the case.
+ */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "atexit_sleep_ms=0";
+}
+
 static const struct tsan_case cases[] = {
 	{ "readers_vs_writers",	"clean", case_readers_vs_writers, NULL },
 	{ "light_misuse",	"race",  case_light_misuse, NULL },
