@@ -56,10 +56,15 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-/* fork's copy must hold every fd it copied, each with its own reference. */
+/*
+ * fork's copy must hold every fd it copied, each with its own reference.
+ * A copy found wrong is left alone (a leak, reported at the end): putting
+ * references it does not hold would drop the parent's files to 0 while
+ * they are installed, and the readers' fget would retry them forever.
+ */
 static void fork_and_check(void)
 {
-	int err = 0;
+	int err = 0, bad = 0;
 	struct files_struct *child = dup_files(files, &err);
 
 	if (!child) {
@@ -72,8 +77,12 @@ static void fork_and_check(void)
 		if (!file)
 			continue;
 		if (file_is_sane(file, fd) < 0 || file_count(file) < 2)
-			failed();	/* the copy's reference and ours at least */
+			bad = 1;	/* the copy's reference and ours at least */
 		fput(file);
+	}
+	if (bad) {
+		failed();
+		return;
 	}
 	close_fd(child, 0);
 	put_files_struct(child);

@@ -17,7 +17,7 @@
 #include "shared_workload.h"
 #include "slab.h"
 
-Test(stress, readers_vs_writers_growing_tables, .timeout = 60)
+Test(stress, readers_vs_writers_growing_tables)
 {
 	static const struct workload w = { .rounds = 8, .reads = 50000, .writes = 12000 };
 	long live0, failures;
