@@ -90,6 +90,8 @@ static void setup_open(int n)
 		fds[i] = open_new(&fd);
 		BUG_ON(fd != i);
 	}
+	for (int i = 0; i < n; i++)	/* the table holds what setup put there */
+		BUG_ON(fcheck_files(files, i) != fds[i]);
 }
 
 static void teardown(void)
