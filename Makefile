@@ -10,56 +10,54 @@
 #   make replay SCHED=file    replay a schedule file and print its timeline
 #   make check                the kit's own suite (what CI runs)
 #   make bench-race           reproducer figures (a benchmark, not a test)
-#   make rr-probe             can rr record on this machine?
+#   make rr-probe             can rr record on this machine? (rr is optional)
+#   make print-labs           the labs' manifests, as JSON (print-lab N=1: one)
 #   make clean
 #
 # Variables: CC (clang by default; gcc builds too), IMPL, BUILD.
-
-LABS    := 1 2 3 5
-LAB_1   := lab1-kref
-LAB_2   := lab2-refcount
-LAB_3   := lab3-rcu-free
-LAB_5   := lab5-fdtable
+# A lab is a folder labs/labN-*/ with a manifest, lab.mk (docs/design.md).
 
 IMPL    ?= labs
+BUILD   ?= build
 ifeq ($(origin CC),default)
 CC      := clang
 endif
 PYTHON  ?= python3
 .DEFAULT_GOAL := help
 
+include mk/labs.mk
 include mk/build.mk
 
+DEPS_CHECK := $(call DEPS_OK,check)
+
 .PHONY: help deps demo check clean bench-race rr-probe replay \
-	$(addprefix lab-,$(LABS)) $(addprefix race-,$(LABS)) \
-	$(addprefix build-lab-,$(LABS))
+	$(addprefix lab-,$(LABS)) $(addprefix race-,$(LABS))
 
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
+	@echo "Labs: $(foreach n,$(LABS),lab-$(n) ($(LAB_$(n)_folder)))"
 
 deps:
 	@bash tools/deps.sh install
 
 $(foreach n,$(LABS),$(eval lab-$(n): build-lab-$(n) ; \
-	@$(PYTHON) tools/grade.py --lab $(n) --dir $(LAB_$(n)) --impl $(IMPL) --build $(B)))
+	@$(PYTHON) tools/grade.py --lab $(n) --impl $(IMPL) --build-root $(BUILD)))
 
-$(foreach n,$(LABS),$(eval race-$(n): $(call lab_race_bin,$(n)) ; \
-	@$(PYTHON) tools/race.py run --lab $(n) --bin $(call lab_race_bin,$(n)) \
+$(foreach n,$(LABS),$(eval race-$(n): $(if $(call lab_problem,$(n)),impl-ok-$(n),$(call lab_race_bin,$(n))) ; \
+	@$(PYTHON) tools/race.py run --lab $(n) --impl $(IMPL) --build-root $(BUILD) \
 	--strategy "$(STRATEGY)" --seed "$(SEED)" --sched "$(SCHED)"))
 
-replay:
+replay: | $(DEPS_BUILD)
 	@$(PYTHON) tools/race.py replay --sched "$(SCHED)" --build-root $(BUILD)
 
-demo:
-	@bash tools/deps.sh verify
-	@$(PYTHON) tools/demo.py --build $(BUILD)
+demo: | $(DEPS_BUILD)
+	@$(PYTHON) tools/demo.py --build-root $(BUILD)
 
-check:
-	@bash tools/deps.sh verify
+check: | $(DEPS_CHECK)
 	@$(PYTHON) tools/check.py
 
-bench-race:
-	@$(PYTHON) tools/bench_race.py --build $(BUILD)
+bench-race: | $(DEPS_BUILD)
+	@$(PYTHON) tools/bench_race.py --build-root $(BUILD)
 
 rr-probe:
 	@bash tools/rr.sh probe
@@ -70,6 +68,6 @@ clean:
 # Anything else: say what exists instead of make's terse error.
 .DEFAULT:
 	@echo "make: no target '$@'." >&2
-	@echo "Labs: $(foreach n,$(LABS),lab-$(n) ($(LAB_$(n))))" >&2
+	@echo "Labs: $(foreach n,$(LABS),lab-$(n) ($(LAB_$(n)_folder)))" >&2
 	@echo "Run 'make help' for every target." >&2
 	@exit 2

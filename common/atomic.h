@@ -10,10 +10,12 @@
  * cmpxchg, xchg) is fully ordered.
  *
  * Harness backend: each operation is first a scheduling point of the race
- * reproducer, labelled "<caller>.<op>" (see race_hooks.h).
+ * reproducer, labelled "<caller>.<op>" (see race_hooks.h), and uses the
+ * value the reproducer's memory model answers.
  *
  * Every operation that sees the old value also checks it against the slab
- * poison: an atomic on freed memory is reported with who freed it.
+ * poison (poison.h): an atomic on freed memory is reported with who freed
+ * it.
  */
 #ifndef KIT_ATOMIC_H
 #define KIT_ATOMIC_H
@@ -28,24 +30,12 @@ typedef struct {
 
 #define ATOMIC_INIT(i)	{ (i) }
 
-void slab_report_poisoned(const volatile void *addr, const char *fn,
-			  const char *what);
-
-/* Report an atomic that found the free poison where a counter should be. */
-static inline void __atomic_poison_check(const volatile void *addr, int old,
-					 const char *fn, const char *what)
-{
-	if (unlikely(old == (int)POISON_FREE_INT))
-		slab_report_poisoned(addr, fn, what);
-}
-
 /* One atomic read-modify-write: a scheduling point, the update, the value. */
-#define __ATOMIC_RMW(v, fn, what, op, delta, order) ({			\
+#define __ATOMIC_RMW(v, fn, what, op, delta, order, how) ({		\
 	int __old;							\
-	race_access(fn, what, &(v)->counter);				\
-	__old = op(&(v)->counter, (delta), (order));			\
-	race_seen(__old);						\
-	__atomic_poison_check(&(v)->counter, __old, fn, what);		\
+	race_access(fn, what, &(v)->counter, RACE_RMW | (how));	\
+	__old = race_seen(op(&(v)->counter, (delta), (order)));		\
+	poison_check(&(v)->counter, __old, fn, what);			\
 	__old;								\
 })
 
@@ -53,16 +43,15 @@ static inline int kit_atomic_read(const atomic_t *v, const char *fn __maybe_unus
 {
 	int val;
 
-	race_access(fn, "read", &v->counter);
-	val = __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
-	race_seen(val);
-	__atomic_poison_check(&v->counter, val, fn, "read");
+	race_access(fn, "read", &v->counter, RACE_LOAD);
+	val = race_seen(__atomic_load_n(&v->counter, __ATOMIC_RELAXED));
+	poison_check(&v->counter, val, fn, "read");
 	return val;
 }
 
 static inline void kit_atomic_set(atomic_t *v, int i, const char *fn __maybe_unused)
 {
-	race_access(fn, "set", &v->counter);
+	race_access(fn, "set", &v->counter, RACE_STORE);
 	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
 	race_seen(i);
 }
@@ -70,7 +59,8 @@ static inline void kit_atomic_set(atomic_t *v, int i, const char *fn __maybe_unu
 static inline int kit_atomic_fetch_add(atomic_t *v, int i, const char *fn,
 				     const char *what, int order)
 {
-	return __ATOMIC_RMW(v, fn, what, __atomic_fetch_add, i, order);
+	return __ATOMIC_RMW(v, fn, what, __atomic_fetch_add, i, order,
+			    order == __ATOMIC_SEQ_CST ? RACE_FULL : RACE_RELAXED);
 }
 
 static inline int kit_atomic_cmpxchg(atomic_t *v, int old, int new,
@@ -78,11 +68,11 @@ static inline int kit_atomic_cmpxchg(atomic_t *v, int old, int new,
 {
 	int cur = old;
 
-	race_access(fn, "cmpxchg", &v->counter);
+	race_access(fn, "cmpxchg", &v->counter, RACE_RMW | RACE_FULL);
 	__atomic_compare_exchange_n(&v->counter, &cur, new, 0,
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-	race_seen(cur);
-	__atomic_poison_check(&v->counter, cur, fn, "cmpxchg");
+	cur = race_seen(cur);
+	poison_check(&v->counter, cur, fn, "cmpxchg");
 	return cur;
 }
 
@@ -173,11 +163,10 @@ static inline int kit_atomic_inc_not_zero(atomic_t *v, const char *fn)
  */
 #define cmpxchg(ptr, old, new) ({					\
 	__typeof__(*(ptr)) __cur = (old);				\
-	race_access(__func__, "cmpxchg", (ptr));			\
+	race_access(__func__, "cmpxchg", (ptr), RACE_RMW | RACE_FULL);	\
 	__atomic_compare_exchange_n((ptr), &__cur, (new), 0,		\
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-	race_seen((long)__cur);						\
-	__cur;								\
+	(__typeof__(*(ptr)))race_seen((long)__cur);			\
 })
 
 /**
@@ -187,10 +176,9 @@ static inline int kit_atomic_inc_not_zero(atomic_t *v, const char *fn)
  */
 #define xchg(ptr, new) ({						\
 	__typeof__(*(ptr)) __prev;					\
-	race_access(__func__, "xchg", (ptr));				\
+	race_access(__func__, "xchg", (ptr), RACE_RMW | RACE_FULL);	\
 	__prev = __atomic_exchange_n((ptr), (new), __ATOMIC_SEQ_CST);	\
-	race_seen((long)__prev);					\
-	__prev;								\
+	(__typeof__(*(ptr)))race_seen((long)__prev);			\
 })
 
 #endif /* KIT_ATOMIC_H */

@@ -34,20 +34,15 @@ void __warn(const char *file, int line, const char *fn, const char *cond)
 	__atomic_add_fetch(&warnings, 1, __ATOMIC_SEQ_CST);
 	snprintf(msg, sizeof(msg), "WARNING: %s:%d in %s: WARN_ON(%s)",
 		 file, line, fn, cond);
-#ifdef CONFIG_RACE_HARNESS
-	race_report("warn", msg);
-#else
+	if (race_report("warn", msg))
+		return;		/* the reproducer notes it */
 	if (!__atomic_load_n(&quiet, __ATOMIC_RELAXED))
 		fprintf(stderr, "%s\n", msg);
-#endif
 }
 
-static void __noreturn bug_stop(const char *kind __maybe_unused,
-				  const char *msg)
+static void __noreturn bug_stop(const char *kind, const char *msg)
 {
-#ifdef CONFIG_RACE_HARNESS
-	race_report(kind, msg);
-#endif
+	race_report(kind, msg);		/* under the reproducer: the verdict */
 	fprintf(stderr, "%s\n", msg);
 	fflush(stderr);
 	abort();

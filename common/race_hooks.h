@@ -1,24 +1,60 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * race_hooks.h - the contract between common/ primitives and the race
- * reproducer (the "harness" backend).
+ * race_hooks.h - the contract between the primitives of common/ and the
+ * race reproducer (common/race/), and the only file of common/ that knows
+ * which of the two is built.
  *
- * In a harness build (-DCONFIG_RACE_HARNESS) every primitive that touches
- * shared state calls into the reproducer first, so that the reproducer can
- * switch to another thread there: that call is a *scheduling point*.  A
- * point is labelled "<calling function>.<what>", e.g. "kref_get.read",
- * because every primitive is a macro that passes __func__ of its caller.
+ * In a harness build (-DCONFIG_RACE_HARNESS) the primitives call these
+ * hooks, and the reproducer implements them.  In every other build each
+ * hook is the inline stub below it: it does nothing (or answers "not
+ * handled"), and the compiler removes the call, so the real backend costs
+ * exactly what the C11 atomics and liburcu cost.  This is the pattern of
+ * the kernel's sanitizer hooks (kasan_*, kcsan_*, kfence_free): the code
+ * of common/ calls the hook unconditionally and never tests the config.
  *
- * In every other build the hooks compile to nothing: the real backend costs
- * exactly what the C11 atomics and liburcu cost.
+ * The hooks come in families, one per model of the reproducer:
  *
- * The reproducer (common/race/) implements these functions; nothing else
- * in the kit does.
+ *   memory     race_access, race_seen, race_point_at    access.c
+ *   locks      race_spin_lock                            lock.c
+ *   RCU        race_rcu_*, race_synchronize_rcu, ...     rcu.c
+ *   objects    race_obj_alloc, race_obj_free             objects.c
+ *   reports    race_report                               access.c
+ *
+ * A primitive that is built from others (a hashed-spinlock atomic, an fd
+ * table) needs no hook of its own: its parts already call theirs.  A new
+ * primitive that touches memory calls race_access()/race_seen() with the
+ * RACE_* flags saying what it does.  Only a new kind of waiting or of
+ * deferred work needs a new family: its hooks here, and one new file in
+ * common/race/ that implements them.
+ *
+ * Scheduling points.  A hook that is a point may run other threads before
+ * it returns; the code between two points runs alone.  Points are labelled
+ * "<calling function>.<what>", e.g. "kref_get.read": every primitive is a
+ * macro (or takes @fn) so that __func__ is its caller's.
  */
 #ifndef KIT_RACE_HOOKS_H
 #define KIT_RACE_HOOKS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "compiler.h"
+
 struct rcu_head;
+
+/*
+ * What an access does (race_access's @how): the kind, and the ordering the
+ * primitive guarantees, as in the kernel's Documentation/atomic_t.txt.
+ * Under the default, sequentially consistent model only the kind shows;
+ * the ordering is the input of a weaker memory model.
+ */
+#define RACE_LOAD	0x01		/* reads memory */
+#define RACE_STORE	0x02		/* writes memory */
+#define RACE_RMW	(RACE_LOAD | RACE_STORE)	/* one atomic update */
+#define RACE_RELAXED	0x00		/* no ordering */
+#define RACE_ACQUIRE	0x10		/* later accesses stay after it */
+#define RACE_RELEASE	0x20		/* earlier accesses stay before it */
+#define RACE_FULL	(RACE_ACQUIRE | RACE_RELEASE)	/* fully ordered */
 
 #ifdef CONFIG_RACE_HARNESS
 
@@ -26,75 +62,139 @@ struct rcu_head;
  * race_access - scheduling point before an access to shared memory
  * @fn:   the function that performs the access (__func__ of the caller)
  * @what: the operation ("read", "inc", "cmpxchg", "READ_ONCE", ...)
- * @addr: the address accessed; the reproducer maps it to an object id
+ * @addr: the address accessed; the reproducer names it obj#N or @N
+ * @how:  RACE_LOAD, RACE_STORE or RACE_RMW, | RACE_ACQUIRE/RELEASE/FULL
  *
- * May run other threads before returning.  When it returns, the calling
- * thread performs the access without any other thread running, then calls
- * race_seen() with the value.  If @addr lies in a freed slab object the
- * reproducer ends the execution with a use-after-free verdict.
+ * May run other threads before returning.  When it returns the caller
+ * performs the access, with no other thread running, then calls
+ * race_seen().  An access to an object that has been freed ends the
+ * execution with the verdict "use-after-free".
  */
-void race_access(const char *fn, const char *what, const volatile void *addr);
+void race_access(const char *fn, const char *what, const volatile void *addr,
+		 unsigned int how);
 
 /**
- * race_seen - the value the access just made saw or produced
+ * race_seen - the value the access just made read (or the old value of an
+ * update) or wrote
  *
- * Completes the step opened by the last race_access() of this thread.
+ * Completes the step opened by this thread's last race_access().  Returns
+ * the value the caller must use as the result of the access: @value under
+ * the default model.  (A weak memory model may answer with an older store
+ * to the same location; the primitives are written to use the answer.)
  */
-void race_seen(long value);
+long race_seen(long value);
 
 /**
- * race_point - a scheduling point added by hand
+ * race_point_at - a scheduling point with no access, added by hand
  * @fn:    __func__ of the caller
  * @label: what happens here
  */
 void race_point_at(const char *fn, const char *label);
-#define race_point(label) race_point_at(__func__, (label))
-
-/* Models: the reproducer keeps these states so that it never runs a thread
- * that could not make progress. */
 
 /**
- * race_spin_lock - scheduling point "<fn>.spin_lock" at which the thread is
- * runnable only while the lock is free (*(int *)@lock == 0).  When it
- * returns the lock is free and the caller takes it before any other thread
- * runs.  spin_trylock and spin_unlock are plain race_access() points.
+ * race_spin_lock - scheduling point "<fn>.spin_lock" at which the thread
+ * is runnable only while *@word is 0 (the lock is free)
+ *
+ * When it returns the lock is free and the caller takes it before any other
+ * thread runs, so the real acquisition succeeds at its first attempt.
+ * spin_trylock and spin_unlock are plain race_access() points.
  */
-void race_spin_lock(const char *fn, void *lock);
-void race_rcu_read_lock(const char *fn);
-void race_rcu_read_unlock(const char *fn);
-void race_synchronize_rcu(const char *fn);
-void race_call_rcu(const char *fn, struct rcu_head *head,
+void race_spin_lock(const char *fn, const int *word);
+
+/*
+ * RCU.  Each returns true when the reproducer's model performed the
+ * operation; the caller then leaves liburcu alone.
+ *
+ * race_rcu_read_lock/unlock  points that enter and leave a read-side section
+ * race_synchronize_rcu       a point at which the thread is runnable once
+ *                            every reader inside at its arrival has left
+ * race_call_rcu              queues @func(@head) for the reproducer's RCU
+ *                            thread, after the same kind of grace period
+ * race_rcu_barrier           a point runnable once the callbacks queued
+ *                            before it have returned
+ */
+bool race_rcu_read_lock(const char *fn);
+bool race_rcu_read_unlock(const char *fn);
+bool race_synchronize_rcu(const char *fn);
+bool race_call_rcu(const char *fn, struct rcu_head *head,
 		   void (*func)(struct rcu_head *head));
-void race_rcu_barrier(const char *fn);
+bool race_rcu_barrier(const char *fn);
 
 /**
- * race_free - scheduling point before a slab object is freed
- * @fn:  __func__ of the caller
- * @obj: the object about to be freed
+ * race_obj_alloc - the slab has just handed out @obj
+ * @obj:      the object (its first byte)
+ * @size:     its size in bytes
+ * @cache:    the cache's name, for messages
+ * @typesafe: the cache is SLAB_TYPESAFE_BY_RCU: after a free the memory
+ *            stays an object of this type, and reading it is no bug
+ * @fn:       __func__ of the caller that allocated it
+ *
+ * Not a scheduling point.  The reproducer numbers the objects of an
+ * execution obj#1, obj#2, ... in this order.
  */
-void race_free(const char *fn, const void *obj);
+void race_obj_alloc(const void *obj, size_t size, const char *cache,
+		    bool typesafe, const char *fn);
 
 /**
- * race_report - a primitive found a bug (use-after-free, WARN, BUG)
- * @kind:    short verdict name ("use-after-free", "warn", "bug", ...)
+ * race_obj_free - scheduling point "<fn>.kfree" before @obj is freed
+ * @fn, @file, @line: the caller, remembered as who freed it
+ *
+ * A second free of the same object ends the execution with the verdict
+ * "double-free", naming who freed it first and at which step.
+ */
+void race_obj_free(const void *obj, const char *fn, const char *file,
+		   int line);
+
+/**
+ * race_report - a primitive found a bug (a WARN, a BUG, a use-after-free)
+ * @kind:    short verdict name ("warn", "bug", "use-after-free", ...)
  * @message: one line saying what and where
  *
- * Returns only for kinds the reproducer counts and continues after
- * (a WARN); for the others the execution ends here.
+ * Returns true if the reproducer took the report: a "warn" is noted (the
+ * execution goes on, the caller prints nothing); any other kind ends the
+ * execution and does not return.
  */
-void race_report(const char *kind, const char *message);
+bool race_report(const char *kind, const char *message);
 
-/* Who and when, for the slab's "freed by" record. */
-int race_current_thread(void);		/* 1-based thread number, 0 outside */
-long race_current_step(void);		/* step of the execution, -1 outside */
+#else /* !CONFIG_RACE_HARNESS: every hook is a no-op */
 
-#else /* !CONFIG_RACE_HARNESS */
-
-#define race_access(fn, what, addr)	do { } while (0)
-#define race_seen(value)		do { } while (0)
-#define race_point(label)		do { } while (0)
-#define race_point_at(fn, label)	do { } while (0)
+static inline void race_access(const char *fn __maybe_unused,
+			       const char *what __maybe_unused,
+			       const volatile void *addr __maybe_unused,
+			       unsigned int how __maybe_unused) { }
+static inline long race_seen(long value) { return value; }
+static inline void race_point_at(const char *fn __maybe_unused,
+				 const char *label __maybe_unused) { }
+static inline void race_spin_lock(const char *fn __maybe_unused,
+				  const int *word __maybe_unused) { }
+static inline bool race_rcu_read_lock(const char *fn __maybe_unused)
+{ return false; }
+static inline bool race_rcu_read_unlock(const char *fn __maybe_unused)
+{ return false; }
+static inline bool race_synchronize_rcu(const char *fn __maybe_unused)
+{ return false; }
+static inline bool race_call_rcu(const char *fn __maybe_unused,
+				 struct rcu_head *head __maybe_unused,
+				 void (*func)(struct rcu_head *head) __maybe_unused)
+{ return false; }
+static inline bool race_rcu_barrier(const char *fn __maybe_unused)
+{ return false; }
+static inline void race_obj_alloc(const void *obj __maybe_unused,
+				  size_t size __maybe_unused,
+				  const char *cache __maybe_unused,
+				  bool typesafe __maybe_unused,
+				  const char *fn __maybe_unused) { }
+static inline void race_obj_free(const void *obj __maybe_unused,
+				 const char *fn __maybe_unused,
+				 const char *file __maybe_unused,
+				 int line __maybe_unused) { }
+static inline bool race_report(const char *kind __maybe_unused,
+			       const char *message __maybe_unused)
+{ return false; }
 
 #endif /* CONFIG_RACE_HARNESS */
+
+/** race_point - a scheduling point "<caller>.@label" (see race_point_at) */
+#define race_point(label)	race_point_at(__func__, (label))
 
 #endif /* KIT_RACE_HOOKS_H */

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rcupdate.c - the two backends of the kit's RCU.
+ * rcupdate.c - the kit's RCU on liburcu.
+ *
+ * Every operation first offers itself to the race reproducer's model
+ * (race_hooks.h); in a harness build the model performs it and liburcu is
+ * left alone, in every other build the hook is a no-op and liburcu works.
  */
 #include <stddef.h>
 
-#ifndef CONFIG_RACE_HARNESS
 /*
  * liburcu names its own callback type "struct rcu_head" too.  Seen from this
  * file only, it is renamed: the kit's rcu_head starts with room for it.
@@ -14,27 +17,8 @@
 #undef rcu_head
 #undef rcu_dereference		/* the kit defines its own */
 #undef rcu_assign_pointer
-#endif
 
-#include "bug.h"
 #include "rcupdate.h"
-
-#ifdef CONFIG_RACE_HARNESS
-
-void __rcu_read_lock(const char *fn)	{ race_rcu_read_lock(fn); }
-void __rcu_read_unlock(const char *fn)	{ race_rcu_read_unlock(fn); }
-void __synchronize_rcu(const char *fn)	{ race_synchronize_rcu(fn); }
-void __rcu_barrier(const char *fn)	{ race_rcu_barrier(fn); }
-void rcu_register_thread(void)		{ }
-void rcu_unregister_thread(void)	{ }
-
-void __call_rcu(struct rcu_head *head, rcu_callback_t func, const char *fn)
-{
-	head->func = func;
-	race_call_rcu(fn, head, func);
-}
-
-#else /* real backend: liburcu-memb */
 
 _Static_assert(sizeof(struct urcu_rcu_head) <= offsetof(struct rcu_head, func),
 	       "struct rcu_head must hold liburcu's callback node");
@@ -77,19 +61,25 @@ void rcu_unregister_thread(void)
 	urcu_memb_unregister_thread();
 }
 
-void __rcu_read_lock(const char *fn __maybe_unused)
+void __rcu_read_lock(const char *fn)
 {
+	if (race_rcu_read_lock(fn))
+		return;
 	urcu_memb_read_lock();
 }
 
-void __rcu_read_unlock(const char *fn __maybe_unused)
+void __rcu_read_unlock(const char *fn)
 {
+	if (race_rcu_read_unlock(fn))
+		return;
 	tsan_release(&grace_period_token);
 	urcu_memb_read_unlock();
 }
 
-void __synchronize_rcu(const char *fn __maybe_unused)
+void __synchronize_rcu(const char *fn)
 {
+	if (race_synchronize_rcu(fn))
+		return;
 	urcu_memb_synchronize_rcu();
 	tsan_acquire(&grace_period_token);
 }
@@ -105,20 +95,22 @@ static void rcu_callback_trampoline(struct urcu_rcu_head *uhead)
 	tsan_release(&callbacks_done);	/* rcu_barrier() waits for this */
 }
 
-void __call_rcu(struct rcu_head *head, rcu_callback_t func,
-		const char *fn __maybe_unused)
+void __call_rcu(struct rcu_head *head, rcu_callback_t func, const char *fn)
 {
 	head->func = func;
+	if (race_call_rcu(fn, head, func))
+		return;
 	/* liburcu's queue is invisible to TSan: hand the object over here. */
 	tsan_release(head);
 	urcu_memb_call_rcu((struct urcu_rcu_head *)head, rcu_callback_trampoline);
 }
 
-void __rcu_barrier(const char *fn __maybe_unused)
+void __rcu_barrier(const char *fn)
 {
+	if (race_rcu_barrier(fn))
+		return;
 	urcu_memb_barrier();
 	tsan_acquire(&grace_period_token);
 	tsan_acquire(&callbacks_done);	/* every callback has returned */
 }
 
-#endif /* CONFIG_RACE_HARNESS */

@@ -12,9 +12,9 @@
  * reproducer's RCU thread after such a grace period.
  *
  * Under ThreadSanitizer the real backend adds the happens-before edges that
- * TSan cannot see through liburcu (see DESIGN.md): readers release a token
- * before rcu_read_unlock(), updaters acquire it after synchronize_rcu() and
- * before each callback.  Correct code is then reported clean, and freeing
+ * TSan cannot see through liburcu (see docs/design.md): readers release a
+ * token before rcu_read_unlock(), updaters acquire it after synchronize_rcu()
+ * and before each callback.  Correct code is then reported clean, and freeing
  * before a grace period is reported as a race.
  */
 #ifndef KIT_RCUPDATE_H
@@ -86,10 +86,10 @@ void __rcu_barrier(const char *fn);
  */
 #define rcu_dereference(p) ({						\
 	__typeof__(p) __p;						\
-	race_access(__func__, "rcu_dereference", &(p));			\
+	race_access(__func__, "rcu_dereference", &(p),			\
+		    RACE_LOAD | RACE_ACQUIRE);				\
 	__p = __atomic_load_n(&(p), __ATOMIC_ACQUIRE);			\
-	race_seen((long)__p);						\
-	__p;								\
+	(__typeof__(p))race_seen((long)__p);				\
 })
 
 /**
@@ -107,7 +107,8 @@ void __rcu_barrier(const char *fn);
  */
 #define rcu_assign_pointer(p, v) do {					\
 	__typeof__(p) __v = (v);					\
-	race_access(__func__, "rcu_assign_pointer", &(p));		\
+	race_access(__func__, "rcu_assign_pointer", &(p),		\
+		    RACE_STORE | RACE_RELEASE);				\
 	__atomic_store_n(&(p), __v, __ATOMIC_RELEASE);			\
 	race_seen((long)__v);						\
 } while (0)
@@ -118,7 +119,8 @@ void __rcu_barrier(const char *fn);
 /**
  * rcu_register_thread / rcu_unregister_thread - a thread that reads under
  * RCU registers once before its first rcu_read_lock() and unregisters
- * before it exits.  No-ops under the reproducer.
+ * before it exits.  Harmless under the reproducer, whose model does not
+ * use liburcu.
  */
 void rcu_register_thread(void);
 void rcu_unregister_thread(void);

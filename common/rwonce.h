@@ -5,7 +5,8 @@
  * A plain C access to shared memory may be torn, fused, repeated or
  * invented by the compiler; these may not.  Both are relaxed atomics, so
  * ThreadSanitizer treats them as the marked accesses they are, and both
- * are scheduling points of the race reproducer in a harness build.
+ * are scheduling points of the race reproducer in a harness build (where
+ * READ_ONCE returns the value the reproducer's memory model answers).
  */
 #ifndef KIT_RWONCE_H
 #define KIT_RWONCE_H
@@ -20,10 +21,9 @@
  */
 #define READ_ONCE(x) ({							\
 	__typeof__(x) __val;						\
-	race_access(__func__, "READ_ONCE", &(x));			\
+	race_access(__func__, "READ_ONCE", &(x), RACE_LOAD);		\
 	__val = __atomic_load_n(&(x), __ATOMIC_RELAXED);		\
-	race_seen((long)__val);						\
-	__val;								\
+	(__typeof__(x))race_seen((long)__val);				\
 })
 
 /**
@@ -33,7 +33,7 @@
  */
 #define WRITE_ONCE(x, val) do {						\
 	__typeof__(x) __val = (val);					\
-	race_access(__func__, "WRITE_ONCE", &(x));			\
+	race_access(__func__, "WRITE_ONCE", &(x), RACE_STORE);		\
 	__atomic_store_n(&(x), __val, __ATOMIC_RELAXED);		\
 	race_seen((long)__val);						\
 } while (0)

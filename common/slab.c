@@ -62,8 +62,7 @@ struct slab_obj {
 	size_t size;
 	unsigned long id;
 	int freed;
-	int free_thread;
-	long free_tid, free_step;
+	long free_tid;
 	const char *free_fn, *free_file;
 	int free_line;
 	int fresh;			/* never constructed yet */
@@ -200,7 +199,7 @@ static void init_object(struct kmem_cache *s, struct slab_obj *o)
 		s->ctor(o->mem);
 }
 
-static void *slab_alloc(struct kmem_cache *s, size_t size)
+static void *slab_alloc(struct kmem_cache *s, size_t size, const char *fn)
 {
 	struct slab_obj *o;
 
@@ -223,6 +222,8 @@ static void *slab_alloc(struct kmem_cache *s, size_t size)
 	if (!o)
 		return NULL;
 	init_object(s, o);
+	race_obj_alloc(o->mem, size, s->name, s->flags & SLAB_TYPESAFE_BY_RCU,
+		       fn);
 	return o->mem;
 }
 
@@ -234,13 +235,6 @@ static void record_freer(struct slab_obj *o, const char *fn, const char *file,
 	o->free_file = file;
 	o->free_line = line;
 	o->free_tid = syscall(SYS_gettid);
-#ifdef CONFIG_RACE_HARNESS
-	o->free_thread = race_current_thread();
-	o->free_step = race_current_step();
-#else
-	o->free_thread = 0;
-	o->free_step = -1;
-#endif
 }
 
 /* The registry entry of @obj; a BUG if the slab never handed it out. */
@@ -347,16 +341,12 @@ void kmem_cache_destroy(struct kmem_cache *s)
 		free(s);
 }
 
-void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp __maybe_unused)
+void *__kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp __maybe_unused,
+			 bool zero, const char *fn)
 {
-	return slab_alloc(s, s->size);
-}
+	void *p = slab_alloc(s, s->size, fn);
 
-void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t gfp)
-{
-	void *p = kmem_cache_alloc(s, gfp);
-
-	if (p)
+	if (p && zero)
 		memset(p, 0, s->size);
 	return p;
 }
@@ -364,22 +354,16 @@ void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t gfp)
 void __kmem_cache_free(struct kmem_cache *s, void *obj, const char *fn,
 		       const char *file, int line)
 {
-#ifdef CONFIG_RACE_HARNESS
-	race_free(fn, obj);
-#endif
+	race_obj_free(obj, fn, file, line);
 	slab_free(s, obj, fn, file, line);
 }
 
-void *kmalloc(size_t size, gfp_t gfp __maybe_unused)
+void *__kmalloc(size_t size, gfp_t gfp __maybe_unused, bool zero,
+		const char *fn)
 {
-	return slab_alloc(&kmalloc_cache, size);
-}
+	void *p = slab_alloc(&kmalloc_cache, size, fn);
 
-void *kzalloc(size_t size, gfp_t gfp)
-{
-	void *p = kmalloc(size, gfp);
-
-	if (p)
+	if (p && zero)
 		memset(p, 0, size);
 	return p;
 }
@@ -388,9 +372,7 @@ void __kfree(const void *obj, const char *fn, const char *file, int line)
 {
 	if (!obj)
 		return;
-#ifdef CONFIG_RACE_HARNESS
-	race_free(fn, obj);
-#endif
+	race_obj_free(obj, fn, file, line);
 	slab_free(NULL, obj, fn, file, line);
 }
 
@@ -407,9 +389,7 @@ int slab_lookup(const volatile void *addr, struct slab_info *info)
 		info->size = o->size;
 		info->offset = (size_t)((const char *)addr - o->mem);
 		info->freed = o->freed;
-		info->free_thread = o->free_thread;
 		info->free_tid = o->free_tid;
-		info->free_step = o->free_step;
 		info->free_fn = o->free_fn;
 		info->free_file = o->free_file;
 		info->free_line = o->free_line;
@@ -431,17 +411,12 @@ void slab_describe(const volatile void *addr, char *buf, size_t len)
 		     i.size, i.offset);
 	if (!i.freed || n < 0 || (size_t)n >= len)
 		return;
-	if (i.free_thread)
-		snprintf(buf + n, len - n, " freed by T%d at step %ld in %s (%s:%d)",
-			 i.free_thread, i.free_step, i.free_fn, i.free_file,
-			 i.free_line);
-	else
-		snprintf(buf + n, len - n, " freed by thread %ld in %s (%s:%d)",
-			 i.free_tid, i.free_fn, i.free_file, i.free_line);
+	snprintf(buf + n, len - n, " freed by thread %ld in %s (%s:%d)",
+		 i.free_tid, i.free_fn, i.free_file, i.free_line);
 }
 
-void slab_report_poisoned(const volatile void *addr, const char *fn,
-			  const char *what)
+/* poison.h: an access found the free poison; the slab knows who freed it. */
+void poison_report(const volatile void *addr, const char *fn, const char *what)
 {
 	struct slab_info i;
 	char desc[256];

@@ -5,10 +5,11 @@
  *
  * Every object the slab hands out is registered: it has a small id
  * (obj#1, obj#2, ... in allocation order), and when it is freed the slab
- * remembers who freed it (thread, function, file:line and, under the race
- * reproducer, the step).  A freed object's bytes are overwritten with
- * POISON_FREE (0x6b), so an atomic on it sees 0x6b6b6b6b and reports a
- * use-after-free naming who freed it.
+ * remembers who freed it (thread, function, file:line).  In a harness
+ * build it also tells the race reproducer of every allocation and free
+ * (race_hooks.h), which keeps its own record: thread and step.  A freed
+ * object's bytes are overwritten with POISON_FREE (0x6b), so an atomic on
+ * it sees 0x6b6b6b6b and reports a use-after-free naming who freed it.
  *
  * What happens to freed memory is the cache's reuse mode:
  *   SLAB_REUSE_QUARANTINE  (default) never handed out again while it sits
@@ -26,6 +27,7 @@
 #ifndef KIT_SLAB_H
 #define KIT_SLAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "compiler.h"
@@ -61,12 +63,16 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size,
 /**
  * kmem_cache_destroy - free the cache; every object must be freed first
  *
- * Objects still allocated are a leak: reported, and counted in slab_leaks().
+ * Objects still allocated are a leak, reported on stderr (the cache then
+ * stays allocated, so that they remain valid).
  */
 void kmem_cache_destroy(struct kmem_cache *s);
 
 /** kmem_cache_set_reuse - choose what the cache does with freed objects */
 void kmem_cache_set_reuse(struct kmem_cache *s, enum slab_reuse mode);
+
+void *__kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp, bool zero,
+			 const char *fn);
 
 /**
  * kmem_cache_alloc - an object from @s, or NULL when memory is exhausted
@@ -74,10 +80,12 @@ void kmem_cache_set_reuse(struct kmem_cache *s, enum slab_reuse mode);
  * The object's bytes are POISON_INUSE (0x5a) unless a ctor ran, or, for
  * SLAB_TYPESAFE_BY_RCU, whatever its last user left.
  */
-void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp);
+#define kmem_cache_alloc(s, gfp) \
+	__kmem_cache_alloc((s), (gfp), false, __func__)
 
 /** kmem_cache_zalloc - as kmem_cache_alloc, the object zeroed */
-void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t gfp);
+#define kmem_cache_zalloc(s, gfp) \
+	__kmem_cache_alloc((s), (gfp), true, __func__)
 
 void __kmem_cache_free(struct kmem_cache *s, void *obj, const char *fn,
 		       const char *file, int line);
@@ -92,9 +100,11 @@ void __kmem_cache_free(struct kmem_cache *s, void *obj, const char *fn,
 #define kmem_cache_free(s, obj) \
 	__kmem_cache_free((s), (obj), __func__, __FILE__, __LINE__)
 
+void *__kmalloc(size_t size, gfp_t gfp, bool zero, const char *fn);
+
 /** kmalloc / kzalloc - @size bytes from the generic cache, NULL if none */
-void *kmalloc(size_t size, gfp_t gfp);
-void *kzalloc(size_t size, gfp_t gfp);
+#define kmalloc(size, gfp)	__kmalloc((size), (gfp), false, __func__)
+#define kzalloc(size, gfp)	__kmalloc((size), (gfp), true, __func__)
 
 void __kfree(const void *obj, const char *fn, const char *file, int line);
 
@@ -110,9 +120,7 @@ struct slab_info {
 	size_t size;
 	size_t offset;			/* of the address within the object */
 	int freed;			/* 1 if the object is free */
-	int free_thread;		/* reproducer thread (T1 = 1), else 0 */
 	long free_tid;			/* kernel thread id of the freer */
-	long free_step;			/* reproducer step, -1 outside it */
 	const char *free_fn, *free_file;
 	int free_line;
 };
@@ -125,7 +133,10 @@ struct slab_info {
  */
 int slab_lookup(const volatile void *addr, struct slab_info *info);
 
-/** slab_describe - "obj#3 (kref, 24 bytes) freed by T2 at step 5 in cache_remove (cache.c:40)" */
+/**
+ * slab_describe - what the slab knows of @addr, as text: "obj#3 (kref, 24
+ * bytes, +0) freed by thread 4242 in cache_remove (cache.c:40)"
+ */
 void slab_describe(const volatile void *addr, char *buf, size_t len);
 
 /** slab_objects_live - objects allocated and not yet freed, over all caches */
@@ -137,8 +148,10 @@ long slab_frees(void);
 /**
  * slab_reset - forget the freed objects and restart ids at obj#1
  *
- * For the reproducer between executions, and for tests.  Live objects stay
- * registered (their owners free them later); the free count restarts at 0.
+ * For tests, and for the reproducer between executions (so that the
+ * slab's own messages number objects as its timelines do).  Live objects
+ * stay registered (their owners free them later); the free count restarts
+ * at 0.
  */
 void slab_reset(void);
 

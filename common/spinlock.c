@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * spinlock.c - the two backends of spinlock_t.
+ * spinlock.c - spinlock_t: test-and-test-and-set, with the reproducer's
+ * scheduling points (race_hooks.h) in front.
  */
 #include <sched.h>
 
@@ -18,36 +19,28 @@ static int try_acquire(spinlock_t *lock)
 	return 1;
 }
 
-void __spin_lock(spinlock_t *lock, const char *fn __maybe_unused)
+void __spin_lock(spinlock_t *lock, const char *fn)
 {
-#ifdef CONFIG_RACE_HARNESS
-	race_spin_lock(fn, lock);	/* returns with the lock free */
-	BUG_ON(!try_acquire(lock));
-#else
 	unsigned int spins = 0;
 
+	race_spin_lock(fn, &lock->locked);	/* harness: returns with it free */
 	while (!try_acquire(lock)) {
 		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED)) {
 			if (++spins % SPINS_BEFORE_YIELD == 0)
 				sched_yield();
 		}
 	}
-#endif
 }
 
-int __spin_trylock(spinlock_t *lock, const char *fn __maybe_unused)
+int __spin_trylock(spinlock_t *lock, const char *fn)
 {
-	int ok;
-
-	race_access(fn, "spin_trylock", lock);
-	ok = try_acquire(lock);
-	race_seen(ok);
-	return ok;
+	race_access(fn, "spin_trylock", lock, RACE_RMW | RACE_ACQUIRE);
+	return race_seen(try_acquire(lock));
 }
 
-void __spin_unlock(spinlock_t *lock, const char *fn __maybe_unused)
+void __spin_unlock(spinlock_t *lock, const char *fn)
 {
-	race_access(fn, "spin_unlock", lock);
+	race_access(fn, "spin_unlock", lock, RACE_RMW | RACE_RELEASE);
 	if (!__atomic_exchange_n(&lock->locked, 0, __ATOMIC_RELEASE))
 		kit_bug("bad-unlock", "spin_unlock of a free lock in %s", fn);
 	race_seen(0);

@@ -19,7 +19,7 @@
 #include "irqflags.h"
 
 typedef struct {
-	int locked;			/* first member: the reproducer reads it */
+	int locked;			/* first: lock and unlock name one address */
 	unsigned long nr_acquired;	/* updated only by the holder */
 } spinlock_t;
 

@@ -11,7 +11,7 @@
  *                   status: 0 when it ran to the end, 1 when the code under
  *                   test failed the case's own checks, 2 on a usage error
  *
- * The grader (tools/grade.py) runs each case with TSAN_OPTIONS=exitcode=66
+ * The grader (tools/kit/tsan.py) runs each case with TSAN_OPTIONS=exitcode=66
  * and compares TSan's verdict with the listed one.
  */
 #ifndef KIT_TSAN_CASE_H

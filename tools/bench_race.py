@@ -22,25 +22,25 @@ import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kit import layout, proc  # noqa: E402
+
 RUNS = 11
 STRESS_RUNS = 3
 STRESS_SECONDS = 5
 SCENARIO = "lookup_unlocked_vs_remove"
+# The figures the race binary and the stress loop print (not verdicts).
 FOUND = re.compile(r"^found after (\d+) executions? in ([\d.]+) ms", re.M)
 HELD = re.compile(r"^held: (\d+) executions? in ([\d.]+) ms \((\d+)/s\)", re.M)
 STRESS = re.compile(r"^STRESS (failed after|no failure in) (\d+) iterations in ([\d.]+) ms", re.M)
 
 
 def sh(cmd, timeout=120):
-    t = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                       timeout=timeout, cwd=ROOT)
-    return p.stdout.decode(errors="replace"), (time.monotonic() - t) * 1e3
+    """(output, wall ms) of @cmd."""
+    r = proc.run(cmd, timeout)
+    return r.out, r.seconds * 1e3
 
 
 def first_failure(race, strategy):
@@ -73,15 +73,13 @@ def stress(binary):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
+    ap.add_argument("--build-root", default=os.environ.get("BUILD", "build"))
     args = ap.parse_args()
-    b = os.path.join(args.build, "solutions")
-    race = os.path.join(b, "race", "lab1", "race")
-    stress_bin = os.path.join(b, "asan", "race", "stress_lab1")
-    p = subprocess.run(["make", "-s", "BUILD=" + args.build, "IMPL=solutions",
-                        "race-bench-bins"], cwd=ROOT)
-    if p.returncode:
-        sys.exit("bench: build failed")
+    lab, r = layout.built(1, "solutions", args.build_root, ["race-bench-bins"])
+    race = lab.bins["race"]
+    stress_bin = os.path.join(lab.build, "asan", "race", "stress_lab1")
+    if not r.ok:
+        sys.exit("bench: build failed:\n" + r.out)
     print("lab 1 race (%s), %d runs per strategy, %d CPUs" % (SCENARIO, RUNS,
                                                              os.cpu_count()))
     print("%-8s %12s %14s %14s" % ("", "executions", "search ms", "wall ms"))

@@ -1,269 +1,275 @@
 #!/usr/bin/env python3
 """check.py - the kit's own test suite (`make check`, what CI runs).
 
-The suite is the table SUITES below: one row per check, each with
-  name     what is checked, as printed
-  build    make targets to build first (run with -j2; a build failure fails
-           the row, except where the row expects the build to fail)
-  cmd      the command that is the check (a list), or None if the build is
-           the check
-  expect   how its result is judged: see EXPECT
-  timeout  seconds for cmd (a hang fails the row, never hangs the suite)
-Labs add rows through lab_rows(); a row may also be a function that returns
-rows (lab_rows, tsan_proof_rows, mutant_rows), evaluated when the suite runs.
+The suite is the table SUITES below: functions that return rows.  A row is
+a name and a check, a function returning (ok, detail, lines): PASS or FAIL,
+a one-line detail, and lines shown under the row (always for the rows that
+print a table, else only on failure).  Every child runs under the limits of
+kit/limits.py: a hang fails its row, never the suite.
 
-Ends with the line "N passed, N failed"; exits 1 if anything failed.
-Environment: BUILD (default build), CC -- as given to make.  Standard
-library only.
+For every lab (make print-labs) with a solutions/ folder:
+  * the solutions pass every graded part, with full points;
+  * the untouched skeleton (labs/) builds and FAILS EVERY graded part;
+  * every known-wrong solution of tests/mutants/<folder>/ builds and is
+    rejected by some graded part, and the mutant x part matrix shows, for
+    each graded part, which mutants it rejects: a graded part that rejects
+    none fails the suite (it is not shown to be able to fail);
+  * gcc builds the solutions with no warning (TODO_CFLAGS= makes every
+    warning an error again).
+
+Ends with "N passed, N failed" and how long it took; exits 1 if anything
+failed.  Environment: BUILD (default build), CC -- as given to make.
+Standard library only.
 """
 import os
-import re
-import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kit import ROOT, criterion, grading, layout, limits, mutants, proc, tsan  # noqa: E402
+
 BUILD = os.environ.get("BUILD", "build")
-PY = sys.executable
-TSAN_PROOF_RUNS = 5
-TSAN_EXIT = 66
-MAKE_TIMEOUT = 600
-SYNTHESIS = re.compile(r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| "
-                       r"Failing: (\d+) \| Crashing: (\d+)")
 
 
-def impl_build(impl):
-    """$(B) of mk/build.mk for IMPL=@impl."""
-    return os.path.join(BUILD, impl.rstrip("/").replace("/", "_"))
+class Row:
+    def __init__(self, name, check, show=False):
+        self.name, self.check, self.show = name, check, show
 
 
-def labs():
-    """(number, folder) of every lab that has a reference solution."""
-    found = []
-    text = open(os.path.join(ROOT, "Makefile")).read()
-    for n, d in re.findall(r"^LAB_(\d+)\s*:=\s*(\S+)", text, re.M):
-        if os.path.isdir(os.path.join(ROOT, "solutions", d)):
-            found.append((int(n), d))
-    return sorted(found)
+def built(targets, impl=None, build=BUILD, extra=()):
+    """None if make built @targets, else (False, detail, lines)."""
+    r = proc.make(targets, impl=impl, build=build, jobs=2, extra=extra)
+    if r.ok:
+        return None
+    return False, "build failed (%s)" % r.status(), r.tail(25)
 
 
-# --- expectations: (exit status, output) -> (ok, detail) ----------------------
+# --- common/ and the reproducer ------------------------------------------------
 
-def exp_pass(rc, out):
-    return rc == 0, "exit %s" % rc
-
-
-def exp_criterion(rc, out):
-    m = SYNTHESIS.search(out)
-    if not m:
-        return False, "no Criterion summary (exit %s): crashed?" % rc
-    t, p, f, c = map(int, m.groups())
-    return rc == 0 and t > 0 and p == t, "%d tests, %d passed, %d failed, %d crashed" % (t, p, f, c)
+def kit_build():
+    """$(B) of mk/build.mk for IMPL=labs: where common/'s test binaries go."""
+    return layout.labs(build=BUILD)[0].build
 
 
-def exp_graded_pass(rc, out):
-    last = grade_line(out)
-    return rc == 0 and last is not None and " 0 failed" in last, last or "no grade line (exit %s)" % rc
-
-
-def exp_graded_fail(rc, out):
-    """Built, graded, and at least one part failed (not: failed to build)."""
-    last = grade_line(out)
-    if last is None:
-        return False, "did not reach the grader (build error?), exit %s" % rc
-    return rc != 0 and not last.endswith(" 0 failed"), last
-
-
-def exp_mutant_rejected(rc, out):
-    lines = [l for l in out.strip().splitlines() if l.strip()]
-    return rc == 0, lines[-1] if lines else "exit %s" % rc
-
-
-EXPECT = {
-    "pass": exp_pass,
-    "criterion": exp_criterion,
-    "graded-pass": exp_graded_pass,
-    "graded-fail": exp_graded_fail,
-    "mutant-rejected": exp_mutant_rejected,
-}
-
-
-def grade_line(out):
-    m = re.findall(r"^lab-\d+: \d+ passed, \d+ failed$", out, re.M)
-    return m[-1] if m else None
-
-
-# --- rows ---------------------------------------------------------------------
-
-def row(name, build=(), cmd=None, expect="pass", timeout=300):
-    return dict(name=name, build=list(build), cmd=cmd, expect=expect,
-                timeout=timeout)
+def criterion_row(name, variant):
+    def check():
+        b = kit_build()
+        failed = built(["build-common"])
+        if failed:
+            return failed
+        report = criterion.run(os.path.join(b, variant, "common", "unit"))
+        return report.passed, report.summary(), report.details()
+    return Row(name, check)
 
 
 def common_rows():
-    b = impl_build("labs")
-    return [
-        row("common: unit tests (plain)", ["build-common"],
-            [os.path.join(b, "plain", "common", "unit")], "criterion"),
-        row("common: unit tests (ASan+UBSan)", ["build-common"],
-            [os.path.join(b, "asan", "common", "unit")], "criterion"),
-    ]
+    return [criterion_row("common: unit tests (plain)", "plain"),
+            criterion_row("common: unit tests (ASan+UBSan)", "asan")]
 
 
 def tsan_proof_rows():
-    """Each case of each tests/common/tsan_*.c program, TSAN_PROOF_RUNS times:
-    'clean' cases must give 0 reports in every run, 'race' cases a report in
-    every run (the RCU annotation proof of DESIGN.md)."""
+    """Each case of each tests/common/tsan_*.c program, TSAN_PROOF_RUNS
+    times: 'clean' cases clean in every run, 'race' cases reported in every
+    run (the RCU annotation proof of docs/design.md)."""
     rows = []
-    tdir = os.path.join(ROOT, "tests", "common")
-    for src in sorted(os.listdir(tdir)):
-        if not (src.startswith("tsan_") and src.endswith(".c")):
-            continue
-        prog = os.path.join(impl_build("labs"), "tsan", "common", src[:-2])
-        rows.append(row("TSan proof: %s" % src[:-2], [prog],
-                        [PY, os.path.abspath(__file__), "--tsan-proof", prog],
-                        "pass", timeout=600))
+    b = kit_build()
+    for src in sorted(os.listdir(os.path.join(ROOT, "tests", "common"))):
+        if src.startswith("tsan_") and src.endswith(".c"):
+            rows.append(Row("TSan proof: %s" % src[:-2],
+                            tsan_proof(os.path.join(b, "tsan", "common", src[:-2])),
+                            show=True))
     return rows
 
 
-def lab_rows():
-    rows = []
-    for n, d in labs():
-        rows += [
-            row("lab-%d: solutions pass" % n, [], ["make", "-j2", "lab-%d" % n,
-                "IMPL=solutions"], "graded-pass", MAKE_TIMEOUT),
-            row("lab-%d: skeleton fails (the tests can fail)" % n, [],
-                ["make", "-j2", "lab-%d" % n, "IMPL=labs"], "graded-fail",
-                MAKE_TIMEOUT),
-        ]
-        rows += mutant_rows(n, d)
-        rows.append(row("lab-%d: gcc builds the solutions" % n, [],
-                        ["make", "-j2", "CC=gcc",
-                         "BUILD=%s" % os.path.join(BUILD, "gcc"),
-                         "build-lab-%d" % n, "IMPL=solutions"], "pass",
-                        MAKE_TIMEOUT))
-    return rows
-
-
-def mutant_rows(n, d):
-    tool = os.path.join(ROOT, "tools", "mutants.py")
-    mdir = os.path.join(ROOT, "tests", "mutants", d)
-    if not os.path.isdir(mdir):
-        return []
-    return [row("lab-%d: known-wrong '%s' is rejected" % (n, p[:-6]), [],
-                [PY, tool, "run", "--lab-dir", d, "--name", p[:-6]],
-                "mutant-rejected", MAKE_TIMEOUT)
-            for p in sorted(os.listdir(mdir)) if p.endswith(".patch")]
+def tsan_proof(prog):
+    def check():
+        failed = built([prog])
+        if failed:
+            return failed
+        try:
+            cases = tsan.cases(prog)
+        except tsan.ListError as e:
+            return False, str(e), []
+        lines, ok = [], True
+        for case in cases:
+            good, seen, verdicts = tsan.run_case(case, limits.TSAN_PROOF_RUNS, every_run=True)
+            ok &= good
+            lines.append("%s: expected %s; per run: %s -> %s" % (
+                case, case.expect, " ".join(verdicts), "ok" if good else "WRONG: " + seen))
+        return ok, "%d case(s), %d runs each" % (len(cases), limits.TSAN_PROOF_RUNS), lines
+    return check
 
 
 def race_rows():
     """The race reproducer's self-tests (tests/race/test_race.py)."""
-    return [row("race reproducer: self-tests", [],
-                ["make", "race-selftest", "IMPL=solutions"], "pass", 300)]
+    def check():
+        r = proc.make(["race-selftest"], impl="solutions", build=BUILD, jobs=2)
+        return r.ok, r.status(), r.tail(25)
+    return [Row("race reproducer: self-tests", check)]
 
 
-# The table.  Append rows (or functions returning rows) here.
+# --- the labs ----------------------------------------------------------------------
+
+def graded(lab, impl):
+    """Build tree @impl's lab and grade it: (parts, None) or (None, failure)."""
+    failed = built(["build-lab-%d" % lab.n], impl=impl)
+    if failed:
+        return None, failed
+    return grading.grade_lab(layout.lab(lab.n, impl=impl, build=BUILD)), None
+
+
+def verdicts(parts):
+    return ", ".join("%s %s" % (p.name, p.status) for p in parts if p.graded)
+
+
+def solutions_row(lab):
+    def check():
+        parts, failure = graded(lab, "solutions")
+        if failure:
+            return failure
+        got, most = grading.score(parts)
+        bad = [p for p in parts if p.graded and p.status != grading.PASS]
+        lines = ["%s: %s" % (p.name, d) for p in bad for d in [p.summary] + p.details]
+        return not bad and got == most, "score %d/%d: %s" % (got, most, verdicts(parts)), lines
+    return Row("lab-%d: solutions pass every part" % lab.n, check)
+
+
+def skeleton_row(lab):
+    def check():
+        parts, failure = graded(lab, "labs")
+        if failure:
+            return failure
+        passing = [p for p in parts if p.graded and p.status == grading.PASS]
+        lines = ["%s passes on the untouched skeleton: %s" % (p.name, p.summary)
+                 for p in passing]
+        return not passing, verdicts(parts), lines
+    return Row("lab-%d: skeleton fails every graded part" % lab.n, check)
+
+
+def mutant_row(lab, m, matrix):
+    def check():
+        try:
+            tree = mutants.tree(m, BUILD)
+        except mutants.PatchError as e:
+            return False, "NOT VALID: " + str(e), []
+        parts, failure = graded(lab, tree)
+        if failure:
+            return False, "NOT VALID: it does not build", failure[2]
+        matrix[m.name] = {p.name: p.status for p in parts if p.graded}
+        rejected = [p.name for p in parts if p.status == grading.FAIL]
+        if rejected:
+            return True, "rejected by " + ", ".join(rejected), []
+        return False, "NOT REJECTED: every part passed -- the tests miss this bug", \
+            ["# " + l for l in m.header]
+    return Row("lab-%d: known-wrong '%s' is rejected" % (lab.n, m.name), check)
+
+
+def matrix_row(lab, matrix):
+    """The mutant x part table; FAIL if a graded part rejects no mutant."""
+    def check():
+        if not matrix:
+            return False, "no known-wrong solution was graded", []
+        cols = lab.parts
+        width = max(len(n) for n in matrix)
+        lines = ["%-*s  %s" % (width, "known-wrong \\ part", "  ".join(cols))]
+        for name in sorted(matrix):
+            lines.append("%-*s  %s" % (width, name, "  ".join(
+                "%-*s" % (len(c), {"FAIL": "X", "PASS": "."}.get(matrix[name].get(c), "-"))
+                for c in cols)))
+        counts = {c: sum(v.get(c) == "FAIL" for v in matrix.values()) for c in cols}
+        lines.append("%-*s  %s" % (width, "rejected by part", "  ".join(
+            "%-*d" % (len(c), counts[c]) for c in cols)))
+        blind = [c for c in cols if not counts[c]]
+        lines.append("X: the part rejects it; '.': it passes the part")
+        if blind:
+            return False, "FLAG: %s reject(s) no known-wrong solution" % ", ".join(blind), lines
+        return True, "every graded part rejects at least one", lines
+    return Row("lab-%d: every graded part rejects a known-wrong solution" % lab.n,
+               check, show=True)
+
+
+def gcc_row(lab):
+    def check():
+        failed = built(["build-lab-%d" % lab.n], impl="solutions",
+                       build=os.path.join(BUILD, "gcc"), extra=["CC=gcc", "TODO_CFLAGS="])
+        return failed or (True, "built, no warnings", [])
+    return Row("lab-%d: gcc builds the solutions warning-free" % lab.n, check)
+
+
+def lab_rows():
+    rows = []
+    for lab in layout.labs(build=BUILD):
+        if not os.path.isdir(os.path.join(ROOT, "solutions", lab.folder)):
+            continue
+        matrix = {}
+        rows += [solutions_row(lab), skeleton_row(lab)]
+        rows += [mutant_row(lab, m, matrix) for m in mutants.catalogue(lab.folder)]
+        rows += [matrix_row(lab, matrix), gcc_row(lab)]
+    return rows
+
+
+# --- set-up and errors -------------------------------------------------------------
+
+def one_line_error(cmd, want):
+    def check():
+        r = proc.run(cmd, 60, env=proc.clean_env())
+        lines = r.tail(10)
+        ok = r.rc not in (0, None) and len(lines) == 1 and want in lines[0]
+        return ok, lines[0] if len(lines) == 1 else "%d lines" % len(lines), lines
+    return check
+
+
+def error_rows():
+    return [
+        Row("errors: IMPL without the lab's folder is one line",
+            one_line_error(["make", "lab-1", "IMPL=nope"], "no folder nope/lab1-kref")),
+        Row("errors: a missing compiler is one line",
+            one_line_error(["make", "lab-1", "CC=no-such-cc",
+                            "BUILD=" + os.path.join(BUILD, "no-cc")],
+                           "missing: no-such-cc, the compiler")),
+    ]
+
+
+def limits_rows():
+    """docs/instructor.md states the grader's limits as kit/limits.py has
+    them (one source of truth: the code; the doc must agree)."""
+    def check():
+        text = open(os.path.join(ROOT, "docs", "instructor.md")).read()
+        wrong = ["%s = %s is not in docs/instructor.md" % (name, value)
+                 for name, value, _ in limits.table()
+                 if "`%s` | %s " % (name, value) not in text]
+        return not wrong, "%d limits" % len(limits.table()), wrong
+    return [Row("docs: instructor.md states the grader's limits", check)]
+
+
+# The table.  Append functions returning rows here.
 SUITES = [
     common_rows,
     tsan_proof_rows,
     race_rows,
     lab_rows,
+    error_rows,
+    limits_rows,
 ]
 
 
-# --- running ------------------------------------------------------------------
-
-def child_env():
-    env = dict(os.environ)
-    # IMPL too: each row names the tree it builds, or means the default.
-    for k in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "IMPL"):
-        env.pop(k, None)
-    env["BUILD"] = BUILD
-    return env
-
-
-def run(cmd, timeout):
-    try:
-        p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=timeout,
-                           env=child_env(), start_new_session=True)
-        return p.returncode, p.stdout.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired as e:
-        return "TIMEOUT", (e.stdout or b"").decode("utf-8", "replace")
-
-
-def run_row(r):
-    """Build, run, judge one row: (ok, detail, output)."""
-    if r["build"]:
-        rc, out = run(["make", "-j2"] + r["build"], MAKE_TIMEOUT)
-        if rc != 0:
-            return False, "build failed (exit %s)" % rc, out
-    if r["cmd"] is None:
-        return True, "built", ""
-    rc, out = run(r["cmd"], r["timeout"])
-    if rc == "TIMEOUT":
-        return False, "TIMEOUT after %ds" % r["timeout"], out
-    ok, detail = EXPECT[r["expect"]](rc, out)
-    return ok, detail, out
-
-
-def tsan_proof(prog):
-    """Run every case of @prog TSAN_PROOF_RUNS times; exit 0 iff each case
-    got its verdict in every run.  Prints one line per case."""
-    env = dict(os.environ)
-    env["TSAN_OPTIONS"] = (env.get("TSAN_OPTIONS", "") + " exitcode=%d" % TSAN_EXIT).strip()
-    p = subprocess.run([prog, "--list"], stdout=subprocess.PIPE, timeout=20)
-    cases = [l.split() for l in p.stdout.decode().splitlines() if len(l.split()) == 2]
-    bad = not cases
-    for case, expect in cases:
-        reports, failures = [], 0
-        for _ in range(TSAN_PROOF_RUNS):
-            try:
-                q = subprocess.run([prog, case], stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, env=env, timeout=120)
-                out, rc = q.stdout.decode("utf-8", "replace"), q.returncode
-            except subprocess.TimeoutExpired:
-                out, rc = "", "TIMEOUT"
-            n = out.count("WARNING: ThreadSanitizer")
-            reports.append(n)
-            if rc not in (0, TSAN_EXIT) or (rc == TSAN_EXIT) != (n > 0):
-                failures += 1
-            elif (n > 0) != (expect == "race"):
-                failures += 1
-        bad |= failures > 0
-        print("%s %s: expected %s; TSan reports per run: %s -> %s" % (
-            os.path.basename(prog), case, expect, reports,
-            "ok" if not failures else "WRONG in %d of %d runs" % (failures, len(reports))))
-    print("%d case(s), %d runs each" % (len(cases), TSAN_PROOF_RUNS))
-    return 1 if bad else 0
-
-
-def expand(suites):
-    for s in suites:
-        if callable(s):
-            yield from s()
-        else:
-            yield s
-
-
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "--tsan-proof":
-        sys.exit(tsan_proof(sys.argv[2]))
     start, passed, failed = time.time(), 0, 0
-    print("make check: BUILD=%s CC=%s" % (BUILD, os.environ.get("CC", "clang")))
-    for r in expand(SUITES):
-        t0 = time.time()
-        ok, detail, out = run_row(r)
-        print("%s  %-56s %5.1fs  %s" % ("PASS" if ok else "FAIL", r["name"],
-                                         time.time() - t0, detail), flush=True)
-        if r["name"].startswith("TSan proof") or not ok:
-            for line in out.strip().splitlines()[-(8 if ok else 25):]:
-                print("      | " + line)
-        passed, failed = passed + ok, failed + (not ok)
+    print("make check: BUILD=%s CC=%s" % (BUILD, os.environ.get("CC", "clang")), flush=True)
+    for suite in SUITES:
+        for row in suite():
+            t0 = time.time()
+            ok, detail, lines = row.check()
+            print("%s  %-58s %5.1fs  %s" % ("PASS" if ok else "FAIL", row.name,
+                                             time.time() - t0, detail), flush=True)
+            if row.show or not ok:
+                for line in lines[:40]:
+                    print("      | " + line)
+            passed, failed = passed + ok, failed + (not ok)
     print("make check took %.0fs" % (time.time() - start))
     print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -12,26 +12,27 @@ Exit 0 iff both behaved as the kit promises.  Standard library only.
 """
 import argparse
 import os
-import re
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kit import ROOT, layout, race  # noqa: E402
+
+BROKEN, FIXED = "lookup_unlocked_vs_remove", "lookup_vs_remove"
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
+    ap.add_argument("--build-root", default=os.environ.get("BUILD", "build"))
     args = ap.parse_args()
-    race = os.path.join(args.build, "solutions", "race", "lab1", "race")
     print("Building lab 1's race scenarios (reference solution)...", flush=True)
-    p = subprocess.run(["make", "-s", "BUILD=" + args.build, "IMPL=solutions", race],
-                       cwd=ROOT, stdout=subprocess.DEVNULL)
-    if p.returncode:
-        return p.returncode
-    races = os.path.join(args.build, "races")
+    lab, r = layout.built(1, "solutions", args.build_root)
+    binary = lab.bins["race"]
+    if not r.ok:
+        print(r.out)
+        return 1
+    races = os.path.join(args.build_root, "races")
     os.makedirs(os.path.join(ROOT, races), exist_ok=True)
-    sched = os.path.join(races, "lab1-lookup_unlocked_vs_remove.sched")
+    sched = os.path.join(races, "lab1-%s.sched" % BROKEN)
 
     print("""
 1. The race.  T1 calls cache_lookup_unlocked(1): it finds the object under
@@ -41,12 +42,9 @@ def main():
    to shared state, searching interleavings with the fewest preemptions
    first.  One column per thread, one row per step:
 """)
-    out = subprocess.run([race, "run", "lookup_unlocked_vs_remove", "--out", sched,
-                          "--binary", race], cwd=ROOT, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT).stdout.decode(errors="replace")
-    body = [l for l in out.splitlines() if not l.startswith(("==", "RESULT"))]
-    print("\n".join(body))
-    ok1 = re.search(r"^RESULT \S+ .* got=use-after-free met=yes", out, re.M)
+    r, broken = race.run(binary, BROKEN, out=sched)
+    print("\n".join(l for l in r.out.splitlines()
+                    if not l.startswith(("==", "RESULT"))))
     print("\n   Replay it (same steps, same verdict, every time):"
           "\n     make replay SCHED=%s" % sched)
     print("""
@@ -54,14 +52,12 @@ def main():
    so cache_remove() cannot drop the last reference in between.  Every
    interleaving with up to 2 preemptions, explored:
 """)
-    out = subprocess.run([race, "run", "lookup_vs_remove"], cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-                         ).stdout.decode(errors="replace")
-    held = [l for l in out.splitlines() if l.startswith("held:")]
-    print("   " + (held[0] if held else out))
-    ok2 = re.search(r"^RESULT \S+ .* got=none met=yes", out, re.M)
-    print("\nNext: labs/lab1-kref/ (the handout), 'make lab-1', 'make race-1',"
-          " docs/reproducer.md.")
+    r, fixed = race.run(binary, FIXED)
+    print("   held: " + fixed.held if fixed and fixed.held else r.out)
+    print("\nNext: %s (the handout), 'make lab-1', 'make race-1',"
+          " docs/reproducer.md." % lab.handout)
+    ok1 = broken and broken.met and broken.got == "use-after-free"
+    ok2 = fixed and fixed.met and fixed.got == "none"
     return 0 if ok1 and ok2 else 1
 
 

@@ -1,72 +1,163 @@
 #!/usr/bin/env bash
-# tools/deps.sh - the Debian packages the kit needs.
+# tools/deps.sh - what the kit needs, found by what it is (a program, a
+# header, a library the compiler links), and the Debian package that brings
+# it.  No package database is asked: a machine where clang or Criterion came
+# from elsewhere is as good.
 #
-#   deps.sh install   install what is missing (idempotent; root, apt-get)
-#   deps.sh verify    exit 0 if everything is there, else say what to run
-set -euo pipefail
+#   deps.sh missing GROUP   one line naming what GROUP lacks and the fix, or
+#                           nothing (make runs it once per BUILD and CC)
+#   deps.sh verify [GROUP]  exit 1 with that line if something is missing
+#   deps.sh install         install the packages of everything missing,
+#                           optional tools included (root, apt-get); never
+#                           upgrades what is there; idempotent
+#
+# Groups: build (make lab-N, race-N, demo), check (make check: also gcc and
+# patch), optional (rr, gdb: only the rr targets and debugging want them).
+# Environment: CC (default clang), PYTHON (default python3).
+set -uo pipefail
 
-# package : what needs it
-PACKAGES=(
-	"make:the build"
-	"clang:the default compiler"
-	"gcc:the second compiler the kit must build with"
-	"libclang-rt-dev:clang's ThreadSanitizer and AddressSanitizer runtimes"
-	"libcriterion-dev:the unit tests (Criterion)"
-	"liburcu-dev:RCU (liburcu)"
-	"rr:recording and replaying a race (where the CPU allows)"
-	"gdb:debugging a replayed schedule"
-	"python3:the kit's runner scripts"
-	"patch:the known-wrong solutions catalogue"
+CC=${CC:-clang}
+PYTHON=${PYTHON:-python3}
+CC_PROG=${CC%% *}		# CC may carry words: "ccache clang"
+CC_NAME=${CC_PROG##*/}
+TRY=$(mktemp -d)
+trap 'rm -rf "$TRY"' EXIT
+
+# The package of the compiler's sanitizer runtimes.
+runtime_pkg() {
+	[[ $CC_NAME == gcc* ]] && echo gcc || echo libclang-rt-dev
+}
+
+# Each requirement: group|what it is|how to find it|Debian package.
+REQS=(
+	"build|$CC_NAME, the compiler|program $CC_PROG|$([[ $CC_NAME == gcc* ]] && echo gcc || echo clang)"
+	"build|make|program make|make"
+	"build|$PYTHON, the kit's tools|program $PYTHON|python3"
+	"build|Criterion's headers and library|link criterion/criterion.h -lcriterion|libcriterion-dev"
+	"build|liburcu's headers and library|link urcu/urcu-memb.h -lurcu-memb|liburcu-dev"
+	"build|$CC_NAME's AddressSanitizer and UBSan runtimes|sanitize address,undefined|$(runtime_pkg)"
+	"build|$CC_NAME's ThreadSanitizer runtime|sanitize thread|$(runtime_pkg)"
+	"check|gcc, the second compiler the kit must build with|program gcc|gcc"
+	"check|patch, for the known-wrong solutions|program patch|patch"
+	"optional|rr, to record a replay where the CPU allows|program rr|rr"
+	"optional|gdb, to debug a replayed schedule|program gdb|gdb"
 )
 
-missing() {
-	local entry pkg
-	for entry in "${PACKAGES[@]}"; do
-		pkg=${entry%%:*}
-		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
-			grep -q "install ok installed" || echo "$pkg"
+have_program() { command -v "$1" >/dev/null 2>&1; }
+
+# have_link HEADER LIB: the compiler finds HEADER and links LIB.
+have_link() {
+	printf '#include <%s>\nint main(void) { return 0; }\n' "$1" >"$TRY/t.c"
+	# shellcheck disable=SC2086
+	$CC "$TRY/t.c" -o "$TRY/t" "$2" >/dev/null 2>&1
+}
+
+# have_sanitizer KINDS: the compiler links a program with -fsanitize=KINDS.
+have_sanitizer() {
+	printf 'int main(void) { return 0; }\n' >"$TRY/s.c"
+	# shellcheck disable=SC2086
+	$CC -fsanitize="$1" "$TRY/s.c" -o "$TRY/s" >/dev/null 2>&1
+}
+
+have() {
+	local kind=$1
+	shift
+	case $kind in
+	program) have_program "$1" ;;
+	link) have_link "$1" "$2" ;;
+	sanitize) have_sanitizer "$1" ;;
+	esac
+}
+
+# in_group REQ GROUP: build is in check; optional only in itself.
+in_group() {
+	local g=${1%%|*}
+	case $2 in
+	build) [[ $g == build ]] ;;
+	check) [[ $g == build || $g == check ]] ;;
+	all) true ;;
+	*) [[ $g == "$2" ]] ;;
+	esac
+}
+
+# missing_reqs GROUP: the requirements of GROUP not met, one a line.
+missing_reqs() {
+	local r test
+	for r in "${REQS[@]}"; do
+		in_group "$r" "$1" || continue
+		IFS='|' read -r _ _ test _ <<<"$r"
+		# Without the compiler, what it would find cannot be asked.
+		[[ $test == program* ]] || have_program "$CC_PROG" || continue
+		# shellcheck disable=SC2086
+		have $test || echo "$r"
 	done
 }
 
+# join SEP WORDS...: the words with SEP between them
+join() {
+	local sep=$1 out=$2
+	shift 2 || return 0
+	for w in "$@"; do out+="$sep$w"; done
+	echo "$out"
+}
+
+# One line from missing_reqs' lines: what is missing, and the fix.
 explain() {
-	local entry pkg
-	for pkg in "$@"; do
-		for entry in "${PACKAGES[@]}"; do
-			[[ ${entry%%:*} == "$pkg" ]] && echo "  $pkg  -- ${entry#*:}" >&2
-		done
+	local whats=() pkgs=() r what pkg
+	while IFS= read -r r; do
+		[[ -n $r ]] || continue
+		IFS='|' read -r _ what _ pkg <<<"$r"
+		whats+=("$what")
+		[[ " ${pkgs[*]} " == *" $pkg "* ]] || pkgs+=("$pkg")
 	done
+	((${#whats[@]})) || return 0
+	local fix
+	fix="run 'make deps' as root (it installs $(join ', ' "${pkgs[@]}"))"
+	[[ $CC_NAME != gcc* ]] && ! have_program "$CC_PROG" && have_program gcc &&
+		fix+=", or build with CC=gcc"
+	echo "missing: $(join '; ' "${whats[@]}"): $fix"
 }
 
 cmd=${1:-verify}
-mapfile -t todo < <(missing)
-
 case $cmd in
+missing)
+	missing_reqs "${2:-build}" | explain
+	;;
 verify)
-	if ((${#todo[@]})); then
-		echo "Missing Debian packages:" >&2
-		explain "${todo[@]}"
-		echo "Run 'make deps' as root (or: apt-get install -y ${todo[*]})." >&2
-		exit 1
-	fi
+	line=$(missing_reqs "${2:-build}" | explain)
+	[[ -z $line ]] || { echo "$line" >&2; exit 1; }
 	;;
 install)
-	if ((${#todo[@]} == 0)); then
+	mapfile -t need < <(missing_reqs check | cut -d'|' -f4 | sort -u)
+	mapfile -t want < <(missing_reqs optional | cut -d'|' -f4 | sort -u)
+	if ((${#need[@]} + ${#want[@]} == 0)); then
 		echo "deps: everything is installed."
 		exit 0
 	fi
 	if ((EUID != 0)); then
-		echo "deps: missing: ${todo[*]}" >&2
+		missing_reqs all | explain >&2
 		echo "deps: not root; run as root:" >&2
-		echo "  apt-get update && apt-get install -y --no-install-recommends ${todo[*]}" >&2
+		echo "  apt-get update && apt-get install -y --no-install-recommends --no-upgrade ${need[*]} ${want[*]}" >&2
 		exit 1
 	fi
-	echo "deps: installing ${todo[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
-	apt-get install -y -q --no-install-recommends "${todo[@]}"
+	apt-get update -q || exit 1
+	# --no-upgrade: a package that is there already stays as it is.
+	if ((${#need[@]})); then
+		echo "deps: installing ${need[*]}"
+		apt-get install -y -q --no-install-recommends --no-upgrade "${need[@]}" || exit 1
+	fi
+	if ((${#want[@]})); then
+		echo "deps: installing ${want[*]} (optional)"
+		apt-get install -y -q --no-install-recommends --no-upgrade "${want[@]}" ||
+			echo "deps: ${want[*]} could not be installed: only 'make rr-probe' and debugging under gdb need them" >&2
+	fi
+	line=$(missing_reqs check | explain)
+	[[ -z $line ]] || { echo "deps: still $line" >&2; exit 1; }
+	echo "deps: done."
 	;;
 *)
-	echo "usage: deps.sh install|verify" >&2
+	echo "usage: deps.sh missing GROUP | verify [GROUP] | install" >&2
 	exit 2
 	;;
 esac

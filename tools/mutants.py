@@ -1,117 +1,62 @@
 #!/usr/bin/env python3
-"""mutants.py - the catalogue of known-wrong solutions.
+"""mutants.py - the catalogue of known-wrong solutions (tests/mutants/).
 
-Each tests/mutants/<labdir>/<name>.patch is a unified diff against solutions/
-(paths a/<labdir>/file.c), preceded by '#' comment lines: what is wrong, and
-which part of the grader should catch it.  A mutant is run by copying
-solutions/ to $BUILD/mutants/<labdir>-<name>/, applying the patch there with
-`patch -p1`, and running `make lab-N IMPL=<that tree>`: the grade must FAIL.
+A mutant is solutions/ with one patch applied (tests/mutants/README).  It
+is graded like any tree, every part; it must be rejected by at least one.
 
-    mutants.py list [--lab-dir DIR]         the catalogue
-    mutants.py run --lab-dir DIR --name NAME
-                                            exit 0 iff the mutant built and was
-                                            rejected by the grader
-    mutants.py run-all [--lab-dir DIR]      every mutant; exit 0 iff all rejected
+    mutants.py list [--lab-dir DIR]          the catalogue
+    mutants.py run --lab-dir DIR --name NAME [-v]
+                                             exit 0 iff the mutant built and
+                                             was rejected; -v: every part's
+                                             details
+    mutants.py run-all [--lab-dir DIR]       every mutant, and the mutant x
+                                             part table; exit 0 iff all were
+                                             rejected
 
 Environment: BUILD (default build).  Standard library only.
 """
 import argparse
 import os
-import re
-import shutil
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CATALOGUE = os.path.join(ROOT, "tests", "mutants")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kit import grading, layout, mutants, proc  # noqa: E402
+
 BUILD = os.environ.get("BUILD", "build")
-TIMEOUT = 600
 
 
-def catalogue(lab_dir=None):
-    """(labdir, name, header lines) of every mutant, sorted."""
-    out = []
-    for d in sorted(os.listdir(CATALOGUE)):
-        if not os.path.isdir(os.path.join(CATALOGUE, d)) or \
-                (lab_dir and d != lab_dir):
-            continue
-        for p in sorted(os.listdir(os.path.join(CATALOGUE, d))):
-            if p.endswith(".patch"):
-                out.append((d, p[:-6], header(os.path.join(CATALOGUE, d, p))))
-    return out
-
-
-def header(path):
-    lines = []
-    for line in open(path):
-        if not line.startswith("#"):
-            break
-        lines.append(line[1:].strip())
-    return lines
-
-
-def lab_number(lab_dir):
-    m = re.match(r"lab(\d+)-", lab_dir)
-    if not m:
-        sys.exit("mutants: %s is not a labN-xxx folder" % lab_dir)
-    return int(m.group(1))
-
-
-def make_tree(lab_dir, name):
-    """Copy solutions/ and apply the patch; return the tree's path."""
-    tree = os.path.join(BUILD, "mutants", "%s-%s" % (lab_dir, name))
-    shutil.rmtree(tree, ignore_errors=True)
-    shutil.copytree(os.path.join(ROOT, "solutions"), os.path.join(ROOT, tree)
-                    if not os.path.isabs(tree) else tree)
-    patch = os.path.join(CATALOGUE, lab_dir, name + ".patch")
-    p = subprocess.run(["patch", "-p1", "--quiet", "--no-backup-if-mismatch",
-                        "-d", tree, "-i", patch], cwd=ROOT,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    if p.returncode != 0:
-        print(p.stdout.decode("utf-8", "replace"))
-        sys.exit("mutants: %s does not apply to solutions/" % patch)
-    return tree
-
-
-def make_env():
-    env = dict(os.environ)
-    for k in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES"):
-        env.pop(k, None)
-    env["BUILD"] = BUILD
-    return env
-
-
-def run_one(lab_dir, name, verbose=False):
-    """Apply, grade, judge; return True iff the mutant was rejected."""
-    n = lab_number(lab_dir)
-    tree = make_tree(lab_dir, name)
+def grade(m, verbose=False):
+    """The mutant's Parts, or None if it is not a valid mutant (said why)."""
+    lab = next(l for l in layout.labs(build=BUILD) if l.folder == m.folder)
     try:
-        p = subprocess.run(["make", "-j2", "lab-%d" % n, "IMPL=" + tree],
-                           cwd=ROOT, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=TIMEOUT,
-                           env=make_env(), start_new_session=True)
-        rc, out = p.returncode, p.stdout.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired:
-        print("%s/%s: TIMEOUT after %ds" % (lab_dir, name, TIMEOUT))
-        return False
+        tree = mutants.tree(m, BUILD)
+    except mutants.PatchError as e:
+        print("%s: NOT VALID: %s" % (m, e))
+        return None
+    r = proc.make(["build-lab-%d" % lab.n], impl=tree, build=BUILD, jobs=2)
+    if not r.ok:
+        print("\n".join(r.tail(10)))
+        print("%s: NOT VALID: it does not build (%s)" % (m, r.status()))
+        return None
+    parts = grading.grade_lab(layout.lab(lab.n, impl=tree, build=BUILD))
     if verbose:
-        print(out)
-    for line in header(os.path.join(CATALOGUE, lab_dir, name + ".patch")):
+        grading.print_report(layout.lab(lab.n, impl=tree, build=BUILD), parts)
+    return parts
+
+
+def run_one(m, verbose=False):
+    """Grade @m and say what caught it; True iff it was rejected."""
+    parts = grade(m, verbose)
+    if parts is None:
+        return False, None
+    for line in m.header:
         print("  # " + line)
-    grade = re.findall(r"^lab-\d+: (\d+) passed, (\d+) failed$", out, re.M)
-    failed_parts = re.findall(r"^  (\S+)\s+FAIL\s", out, re.M)
-    if not grade:
-        print("  " + "\n  ".join(out.strip().splitlines()[-10:]))
-        print("%s/%s: NOT VALID: it did not build or reach the grader "
-              "(exit %s)" % (lab_dir, name, rc))
-        return False
-    if rc != 0 and int(grade[-1][1]) > 0:
-        print("%s/%s: rejected by %s" % (lab_dir, name, ", ".join(failed_parts)))
-        return True
-    print("  " + "\n  ".join(out.strip().splitlines()[-8:]))
-    print("%s/%s: NOT REJECTED: every part passed -- the tests miss this bug"
-          % (lab_dir, name))
-    return False
+    rejected = [p.name for p in parts if p.status == grading.FAIL]
+    if rejected:
+        print("%s: rejected by %s" % (m, ", ".join(rejected)))
+    else:
+        print("%s: NOT REJECTED: every part passed -- the tests miss this bug" % m)
+    return bool(rejected), parts
 
 
 def main():
@@ -119,20 +64,29 @@ def main():
     ap.add_argument("command", choices=["list", "run", "run-all"])
     ap.add_argument("--lab-dir")
     ap.add_argument("--name")
-    ap.add_argument("-v", "--verbose", action="store_true",
-                    help="print the grader's whole output")
+    ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if args.command == "list":
-        for d, name, hdr in catalogue(args.lab_dir):
-            print("%s/%s: %s" % (d, name, hdr[0] if hdr else ""))
+        for m in mutants.catalogue(args.lab_dir):
+            print("%s: %s" % (m, m.header[0] if m.header else ""))
         return 0
     if args.command == "run":
         if not (args.lab_dir and args.name):
             ap.error("run needs --lab-dir and --name")
-        return 0 if run_one(args.lab_dir, args.name, args.verbose) else 1
-    bad = [m for m in catalogue(args.lab_dir)
-           if not run_one(m[0], m[1], args.verbose)]
-    print("%d mutant(s) not rejected" % len(bad))
+        found = [m for m in mutants.catalogue(args.lab_dir) if m.name == args.name]
+        if not found:
+            sys.exit("mutants: no %s/%s.patch in tests/mutants" % (args.lab_dir, args.name))
+        return 0 if run_one(found[0], args.verbose)[0] else 1
+    bad, table = 0, []
+    for m in mutants.catalogue(args.lab_dir):
+        ok, parts = run_one(m, args.verbose)
+        bad += not ok
+        if parts:
+            table.append("%-40s %s" % (m, " ".join(
+                "%s=%s" % (p.name, "X" if p.status == grading.FAIL else ".")
+                for p in parts if p.graded)))
+    print("\n".join([""] + table))
+    print("%d mutant(s) not rejected" % bad)
     return 1 if bad else 0
 
 

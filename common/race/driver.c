@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,8 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "race/driver.h"
 #include "race/race.h"
+#include "race/sched.h"
+#include "race/strategy.h"
 
 #ifdef CONFIG_KIT_ASAN
 #include <sanitizer/asan_interface.h>
@@ -31,6 +33,25 @@
 #define WATCHDOG_TICKS	3	/* ticks without a new step: a hang */
 
 struct race_shared *race_sh;
+
+/**
+ * race_fail - end the search with a verdict
+ *
+ * Guarantees: the verdict and the steps so far are in the shared page
+ * before the search process exits; never returns.
+ */
+void race_fail(const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(race_sh->kind, sizeof(race_sh->kind), "%s", kind);
+	va_start(ap, fmt);
+	vsnprintf(race_sh->message, sizeof(race_sh->message), fmt, ap);
+	va_end(ap);
+	race_sh->executions++;
+	__atomic_store_n(&race_sh->state, RACE_RUN_FAIL, __ATOMIC_SEQ_CST);
+	_exit(0);
+}
 
 const char *__asan_default_options(void);
 /* ASan's defaults for race binaries: no LeakSanitizer (a search ends with
@@ -155,8 +176,8 @@ static void pin_to_one_cpu(void)
 
 /*
  * The search process: threads once, then executions until the strategy is
- * done.  Guarantees: race_sh->state is RUN_OK or RUN_FAIL when it exits
- * normally; anything else is a crash the parent reports.
+ * done.  Guarantees: race_sh->state is RACE_RUN_OK or RACE_RUN_FAIL when it
+ * exits normally; anything else is a crash the parent reports.
  */
 static void __noreturn child_main(void)
 {
@@ -166,13 +187,13 @@ static void __noreturn child_main(void)
 	pin_to_one_cpu();
 	watchdog_start();
 	race_sched_start();
-	strategy_init();
-	while (strategy_begin()) {
+	race_strategy_init();
+	while (race_strategy_begin()) {
 		race_run_execution();
 		race_sh->executions++;
-		strategy_end();
+		race_strategy_end();
 	}
-	__atomic_store_n(&race_sh->state, RUN_OK, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&race_sh->state, RACE_RUN_OK, __ATOMIC_SEQ_CST);
 	_exit(0);
 }
 
@@ -189,8 +210,8 @@ static void reset_shared(void)
 /**
  * race_search - run the strategy of race_opt on the current scenario
  *
- * Returns RUN_OK (no verdict in any execution) or RUN_FAIL; the verdict
- * and the failing execution's steps are in race_sh either way.
+ * Returns RACE_RUN_OK (no verdict in any execution) or RACE_RUN_FAIL; the
+ * verdict and the failing execution's steps are in race_sh either way.
  */
 int race_search(void)
 {
@@ -208,12 +229,12 @@ int race_search(void)
 		child_main();
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (race_sh->state != RUN_NONE)
+	if (race_sh->state != RACE_RUN_NONE)
 		return race_sh->state;
 	race_sh->executions++;
-	race_sh->state = RUN_FAIL;
+	race_sh->state = RACE_RUN_FAIL;
 	if (race_sh->kind[0])
-		return RUN_FAIL;	/* ASan told us what */
+		return RACE_RUN_FAIL;	/* ASan told us what */
 	snprintf(race_sh->kind, sizeof(race_sh->kind), "crash");
 	if (WIFSIGNALED(status))
 		snprintf(race_sh->message, sizeof(race_sh->message),
@@ -224,5 +245,5 @@ int race_search(void)
 			 "the execution exited with status %d during its last "
 			 "step (a BUG or a sanitizer report above)",
 			 WEXITSTATUS(status));
-	return RUN_FAIL;
+	return RACE_RUN_FAIL;
 }

@@ -2,20 +2,32 @@
 /*
  * race.h - the reproducer's insides, shared by the files of common/race/.
  *
- *   sched.c     token passing: the threads, the points, the models
- *   strategy.c  who runs next: dfs, pct, random, script
- *   trace.c     the steps of an execution: object ids, values, timeline
- *   schedfile.c schedule files: write, parse
- *   driver.c    searches and replays in a child process; the verdicts
- *   main.c      the command line of the race binary
+ *   token.c      token passing: the threads, their points, who may run
+ *   access.c     the memory model (sequentially consistent) and reports
+ *   lock.c       the spinlock model
+ *   rcu.c        the RCU model and its callback thread
+ *   objects.c    the objects of an execution: ids, frees, the leak count
+ *   execution.c  one execution and its oracles
+ *   strategy.c   the strategy interface; dfs.c pct.c random.c script.c
+ *   trace.c      the steps of an execution and the timeline
+ *   schedfile.c  schedule files: write, parse
+ *   driver.c     searches in a child process; race_fail()
+ *   scenarios.c  the registered scenarios: list, check, find
+ *   replay.c     replaying a schedule file
+ *   report.c     the verdict lines, the result file
+ *   main.c       the command line of the race binary
  *
  * One search runs in a child process.  What the parent must know even when
  * the child dies (the steps of the execution in progress, the verdict, the
  * counters) lives in struct race_shared, mapped MAP_SHARED before the fork.
+ *
+ * Every name this directory exports starts with race_: the race binary
+ * links student code too.
  */
 #ifndef KIT_RACE_RACE_H
 #define KIT_RACE_RACE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "compiler.h"
@@ -24,16 +36,17 @@
 #define RACE_NR_SLOTS		(RACE_MAX_THREADS + 1)	/* + the RCU thread */
 #define RACE_DEFAULT_STEPS	10000
 #define RACE_DEFAULT_BOUND	2
+#define RACE_DEFAULT_DEPTH	2
 #define RACE_MAX_BOUNDS		16
 #define RACE_LABEL_LEN		64
 #define RACE_MSG_LEN		1024
 
-/* What a value or an address is, once the slab has been asked. */
+/* What a value or an address is, once the objects have been asked. */
 enum race_ref {
-	REF_NONE,	/* no value / no object */
-	REF_INT,	/* a plain number */
-	REF_OBJ,	/* obj#id (+offset): a slab object */
-	REF_VAR,	/* @id: another address, numbered by first use */
+	RACE_REF_NONE,	/* no value / no object */
+	RACE_REF_INT,	/* a plain number */
+	RACE_REF_OBJ,	/* obj#id (+offset): an object of the slab */
+	RACE_REF_VAR,	/* @id: another address, numbered by first use */
 };
 
 /**
@@ -50,27 +63,22 @@ struct race_step {
 	long val, val_off;
 };
 
-enum race_strategy_kind {
-	STRAT_DFS,
-	STRAT_PCT,
-	STRAT_RANDOM,
-	STRAT_SCRIPT,
-};
-
 /* A script token: run thread @thread for one step, or until @label. */
 struct race_token {
 	int thread;			/* 1-based; RCU is n+1 */
-	int mode;			/* TOK_ONE, TOK_UNTIL, TOK_REST */
+	int mode;			/* RACE_TOK_* */
 	char label[RACE_LABEL_LEN];	/* TOK_UNTIL, or TOK_ONE's expectation */
 	int line;			/* in the schedule file, for messages */
 };
-enum { TOK_ONE, TOK_UNTIL, TOK_REST };
+enum { RACE_TOK_ONE, RACE_TOK_UNTIL, RACE_TOK_REST };
+
+struct race_strategy;
 
 /**
  * struct race_options - one search or replay, as the command line asked
  */
 struct race_options {
-	enum race_strategy_kind strategy;
+	const struct race_strategy *strategy;
 	unsigned long seed;
 	int depth;			/* pct */
 	int bound;			/* dfs: raise the preemption bound up to this */
@@ -79,10 +87,9 @@ struct race_options {
 	long max_executions;
 	struct race_token *tokens;	/* script */
 	int nr_tokens;
-	int verbose;
 };
 
-enum race_state { RUN_NONE, RUN_OK, RUN_FAIL };
+enum race_state { RACE_RUN_NONE, RACE_RUN_OK, RACE_RUN_FAIL };
 
 /**
  * struct race_shared - what the search child leaves for its parent
@@ -94,10 +101,11 @@ struct race_shared {
 	char note[RACE_MSG_LEN];	/* first WARN of the failing execution */
 	long note_step;
 	long executions;		/* executions finished or failed */
+	long witnessed;			/* executions in which .witness held */
 	long per_bound[RACE_MAX_BOUNDS];
 	int bound_reached;		/* dfs: the last bound explored */
 	int exhausted;			/* dfs: every execution within it */
-	long max_len;			/* longest execution, in steps */
+	long max_choices;		/* most steps with a choice in one execution */
 	int nr_threads;			/* slots used: workers (+ RCU if seen) */
 	long nr_steps;
 	long cap_steps;
@@ -108,31 +116,23 @@ extern struct race_shared *race_sh;
 extern const struct race_scenario *race_sc;
 extern struct race_options race_opt;
 
-/* sched.c */
-void race_sched_init(const struct race_scenario *sc);
-void race_sched_start(void);
-void race_run_execution(void);
-int race_nr_workers(void);
-int race_thread_runnable_label(int id, char *buf, size_t len);
-void __noreturn race_fail(const char *kind, const char *fmt, ...) __printf(2, 3);
+/* driver.c */
+void race_shared_map(long cap_steps);
+int race_search(void);
+void __noreturn __printf(2, 3) race_fail(const char *kind, const char *fmt,
+					 ...);
 
-/* strategy.c: pick who runs the next step among @nr runnable @ids (ascending) */
-void strategy_init(void);
-int strategy_begin(void);		/* 0: no execution left */
-int strategy_pick(int from, int from_runnable, const int *ids, int nr);
-void strategy_end(void);
+/* execution.c */
+void race_run_execution(void);
 
 /* trace.c */
-void trace_reset(void);
-struct slab_info;
-struct race_step *trace_add(int thread, const char *fn, const char *what,
-			    const volatile void *addr, struct slab_info *info);
-void trace_value(struct race_step *s, long value);
+void race_trace_reset(void);
+struct race_step *race_trace_add(int thread, const char *fn, const char *what,
+				 const volatile void *addr);
+void race_trace_value(struct race_step *s, long value);
 const char *race_thread_name(int id, char *buf, size_t len);
-void step_cell(const struct race_step *s, char *buf, size_t len);
-void step_line(const struct race_step *s, long nr, char *buf, size_t len);
-void ref_name(int ref, long id, long off, char *buf, size_t len);
-void timeline_print(FILE *f, const struct race_shared *sh);
+void race_step_line(const struct race_step *s, long nr, char *buf, size_t len);
+void race_timeline_print(FILE *f, const struct race_shared *sh);
 
 /* schedfile.c */
 struct race_schedfile {
@@ -146,12 +146,29 @@ struct race_schedfile {
 	char **step_lines;		/* "step ..." lines, for the comparison */
 	int nr_step_lines;
 };
-int schedfile_write(const char *path, const struct race_shared *sh,
-		    const char *argv0, const char *strategy_desc);
-int schedfile_read(const char *path, struct race_schedfile *sf, int nr_threads,
-		   char *err, size_t errlen);
-int script_parse(const char *text, struct race_token **tokens, int *nr,
-		 int nr_threads, int line, char *err, size_t errlen);
+int race_schedfile_write(const char *path, const struct race_shared *sh,
+			 const char *argv0, const char *strategy_desc);
+int race_schedfile_read(const char *path, struct race_schedfile *sf,
+			int nr_threads, char *err, size_t errlen);
+int race_script_parse(const char *text, struct race_token **tokens, int *nr,
+		      int nr_threads, int line, char *err, size_t errlen);
 const char *race_build_id(void);
+
+/* scenarios.c */
+int race_scenarios_load(void);
+int race_scenarios_count(void);
+const struct race_scenario *race_scenario_at(int i);
+const char *race_expect_name(const struct race_scenario *sc);
+const struct race_scenario *race_scenario_select(const char *name);
+
+/* report.c */
+void race_print_verdict(void);
+int race_result_write(const char *path, ...);
+
+/* replay.c */
+int race_steps_compare(char **lines, long n, char *msg, size_t len);
+void race_replay_check(void);
+int race_cmd_replay(const char *file, const char *scenario, const char *expect,
+		    long times, int quiet, const char *result_file);
 
 #endif /* KIT_RACE_RACE_H */

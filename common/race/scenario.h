@@ -11,10 +11,11 @@
  *
  * Declaring one (tests/labN/race_*.c):
  *
- *	static void setup(void)    { cache_init(); cache_insert(1); }
- *	static void lookup(void)   { ... cache_lookup(1) ... }
+ *	static void setup(void)    { cache_init(); cache_insert(1); freed = 0; }
+ *	static void lookup(void)   { ... freed = cache_put(obj); ... }
  *	static void remove(void)   { cache_remove(1); }
  *	static const char *check(void) { return NULL; }  (NULL: it holds)
+ *	static bool hit(void)      { return freed; }
  *	static void teardown(void) { cache_destroy(); }
  *
  *	RACE_SCENARIO(lookup_vs_remove) = {
@@ -24,6 +25,8 @@
  *		.setup    = setup,
  *		RACE_THREADS(lookup, remove),	(or .threads = { ... })
  *		.check    = check,
+ *		.witness  = hit,
+ *		.outcome  = "T1's cache_put frees the object",
  *		.teardown = teardown,
  *		.bound    = 2,
  *	};
@@ -31,46 +34,63 @@
  * Rules for the functions:
  *  - threads touch shared state only through common/ primitives, so that
  *    every access is a point the reproducer can switch at;
- *  - setup() and teardown() run alone, outside any interleaving; objects
- *    that teardown() leaves allocated are reported as a leak;
+ *  - setup(), check(), witness() and teardown() run alone, outside any
+ *    interleaving; objects that teardown() leaves allocated are a leak;
  *  - keep all state in static variables that setup() re-initialises: the
  *    same process runs thousands of executions in a row.
  *
- * Expectations: RACE_MUST_HOLD (correct code: no verdict in any execution
- * explored; dfs must exhaust the space within .bound preemptions) or
- * RACE_MUST_FAIL (a historical bug kept on purpose: some execution must end
- * in the verdict named by .verdict).
+ * Expectations:
+ *  - RACE_MUST_HOLD: correct code.  No verdict in any execution explored
+ *    (dfs must exhaust the space within .bound preemptions), and .witness
+ *    must see .outcome in at least one of them -- else the result is the
+ *    verdict "vacuous": a scenario whose interesting case never happens
+ *    (a lookup that never hits, a get that always fails) proves nothing.
+ *  - RACE_MUST_FAIL: a bug the code under test must show (the race that
+ *    lab 1's kref rule forbids): some execution must end in .verdict.
+ *  - RACE_DEMO: broken code that lives in the test itself, kept to show a
+ *    race (lab 2's check-then-increment): listed as "demo", runnable with
+ *    `race run`, never graded.  Meets its expectation like a must-fail.
+ * A must-fail or a demo without .verdict, or a must-hold without .witness
+ * and .outcome, is refused when the binary starts.
  *
  * Verdict kinds: "use-after-free", "warn" (WARN_ON fired, e.g. kref_get's
  * increment from 0), "underflow", "double-free", "leak", "deadlock",
  * "livelock", "check" (the scenario's check failed), "bug" (BUG_ON), any
  * other kind a kit_bug() names, "crash" (a signal or a sanitizer report
- * that is not a use-after-free or double free).  Replays add "diverged"
- * and "nondeterministic".  docs/reproducer.md explains each.
+ * that is not a use-after-free or double free), and "vacuous" (see
+ * above).  Replays add "diverged" and "nondeterministic".
+ * docs/reproducer.md explains each.
  */
 #ifndef KIT_RACE_SCENARIO_H
 #define KIT_RACE_SCENARIO_H
+
+#include <stdbool.h>
 
 #define RACE_MAX_THREADS	4
 
 enum race_expect {
 	RACE_MUST_HOLD,
 	RACE_MUST_FAIL,
+	RACE_DEMO,
 };
 
 /**
  * struct race_scenario - one concurrent program and what it must show
  * @name:      identifier, unique in the lab; names the schedule file
  * @summary:   one line for listings and timelines
- * @expect:    RACE_MUST_HOLD or RACE_MUST_FAIL
- * @verdict:   for RACE_MUST_FAIL, the verdict kind that counts as "shown"
- *             (NULL: any verdict)
+ * @expect:    RACE_MUST_HOLD, RACE_MUST_FAIL or RACE_DEMO
+ * @verdict:   for RACE_MUST_FAIL and RACE_DEMO (required), the verdict
+ *             kind that counts as "shown"
  * @setup:     builds the shared state, alone; may be NULL
  * @threads:   the thread functions, T1 first; unused slots are NULL
  * @names:     their names for timelines ("T1 lookup"); RACE_THREADS()
  *             fills both; NULL names show as plain "T1"
  * @check:     after every thread has finished: NULL if the invariant holds,
  *             else a message saying what is wrong; may be NULL
+ * @witness:   for RACE_MUST_HOLD (required): after every execution whose
+ *             check held, true if the interesting outcome happened in it
+ * @outcome:   what @witness looks for, for the "vacuous" verdict
+ *             ("T1's refcount_get_rcu takes a reference")
  * @teardown:  frees everything setup() and the threads left; may be NULL
  * @bound:     preemption bound dfs raises to (0 means the default, 2)
  * @max_steps: step cap of one execution (0: 10000), the livelock oracle
@@ -84,6 +104,8 @@ struct race_scenario {
 	void (*threads[RACE_MAX_THREADS])(void);
 	const char *names[RACE_MAX_THREADS];
 	const char *(*check)(void);
+	bool (*witness)(void);
+	const char *outcome;
 	void (*teardown)(void);
 	int bound;
 	long max_steps;
@@ -107,18 +129,29 @@ struct race_scenario {
 			       __RACE_STR2, __RACE_STR1)(__VA_ARGS__) }
 
 /**
+ * struct race_registration - a scenario, and where it is declared
+ */
+struct race_registration {
+	const struct race_scenario *scenario;
+	const char *file;
+	int line;
+};
+
+/**
  * RACE_SCENARIO - define and register a scenario
  *
- * Puts a pointer to it into the "race_scenarios" section; the reproducer
- * walks the section, so a scenario file needs no other registration.
- * Scenarios are listed sorted by name (compilers order a section
- * differently).
+ * Puts a pointer to its registration into the "race_scenarios" section;
+ * the reproducer walks the section, so a scenario file needs no other
+ * registration.  Scenarios are listed sorted by name (compilers order a
+ * section differently).
  */
 #define RACE_SCENARIO(ident)						\
 	static const struct race_scenario ident;			\
-	static const struct race_scenario *const __race_ptr_##ident	\
+	static const struct race_registration __race_reg_##ident = {	\
+		&ident, __FILE__, __LINE__ };				\
+	static const struct race_registration *const __race_ptr_##ident	\
 	__attribute__((used, section("race_scenarios"),			\
-		       aligned(sizeof(void *)))) = &ident;		\
+		       aligned(sizeof(void *)))) = &__race_reg_##ident;	\
 	static const struct race_scenario ident
 
 /**

@@ -59,12 +59,12 @@ const char *race_build_id(void)
 }
 
 /**
- * schedfile_write - write the execution in @sh as a schedule file
+ * race_schedfile_write - write the execution in @sh as a schedule file
  *
  * Returns 0, or -errno if the file cannot be written.
  */
-int schedfile_write(const char *path, const struct race_shared *sh,
-		    const char *binary, const char *strategy_desc)
+int race_schedfile_write(const char *path, const struct race_shared *sh,
+			 const char *binary, const char *strategy_desc)
 {
 	char line[256];
 	FILE *f = fopen(path, "w");
@@ -80,10 +80,10 @@ int schedfile_write(const char *path, const struct race_shared *sh,
 		race_sc->name, binary, race_build_id(), strategy_desc,
 		race_opt.seed, race_opt.bound, sh->cap_steps);
 	for (i = 0; i < sh->nr_steps; i++) {
-		step_line(&sh->steps[i], i + 1, line, sizeof(line));
+		race_step_line(&sh->steps[i], i + 1, line, sizeof(line));
 		fprintf(f, "%s\n", line);
 	}
-	fprintf(f, "result %s\n", sh->state == RUN_FAIL ? sh->kind : "none");
+	fprintf(f, "result %s\n", sh->state == RACE_RUN_FAIL ? sh->kind : "none");
 	if (fclose(f))
 		return -errno;
 	return 0;
@@ -144,14 +144,14 @@ static struct race_token *new_token(struct race_token **tokens, int *nr)
 }
 
 /**
- * script_parse - append the tokens of @text ("T1@kref_get.read T2 T2+")
+ * race_script_parse - append the tokens of @text ("T1@kref_get.read T2 T2+")
  * @line: the schedule-file line they come from (0: the command line)
  *
  * Returns 0, or -1 with @err saying which word is wrong and what was
  * expected.
  */
-int script_parse(const char *text, struct race_token **tokens, int *nr,
-		 int nr_threads, int line, char *err, size_t errlen)
+int race_script_parse(const char *text, struct race_token **tokens, int *nr,
+		      int nr_threads, int line, char *err, size_t errlen)
 {
 	const char *p = text, *w, *at;
 	struct race_token *tok;
@@ -174,7 +174,7 @@ int script_parse(const char *text, struct race_token **tokens, int *nr,
 		tok = new_token(tokens, nr);
 		tok->line = line;
 		tok->thread = parse_thread(w, tlen);
-		tok->mode = at ? TOK_UNTIL : tlen < len ? TOK_REST : TOK_ONE;
+		tok->mode = at ? RACE_TOK_UNTIL : tlen < len ? RACE_TOK_REST : RACE_TOK_ONE;
 		if (!tok->thread || (at && (len - tlen < 2 ||
 					    len - tlen > RACE_LABEL_LEN))) {
 			snprintf(err, errlen, "%s: expected a thread step "
@@ -214,7 +214,7 @@ static int parse_step(struct race_schedfile *sf, char *rest, int line,
 	}
 	tok = new_token(&sf->tokens, &sf->nr_tokens);
 	tok->line = line;
-	tok->mode = TOK_ONE;
+	tok->mode = RACE_TOK_ONE;
 	tok->thread = parse_thread(thread, strlen(thread));
 	snprintf(tok->label, sizeof(tok->label), "%s", label);
 	if (!tok->thread) {
@@ -274,7 +274,7 @@ static int parse_line(struct race_schedfile *sf, char *s, int line,
 	} else if (!strcmp(key, "step")) {
 		return parse_step(sf, rest, line, nr_threads, err, errlen);
 	} else if (!strcmp(key, "run")) {
-		return script_parse(rest, &sf->tokens, &sf->nr_tokens,
+		return race_script_parse(rest, &sf->tokens, &sf->nr_tokens,
 				    nr_threads, line, err, errlen);
 	} else if (strcmp(key, "strategy") && strcmp(key, "lab") &&
 		   strcmp(key, "seed") && strcmp(key, "bounds")) {
@@ -287,14 +287,14 @@ static int parse_line(struct race_schedfile *sf, char *s, int line,
 }
 
 /**
- * schedfile_read - parse the schedule file at @path
+ * race_schedfile_read - parse the schedule file at @path
  * @nr_threads: the scenario's threads, to check thread names; 0 to read
  *              only the header (the scenario is named there)
  *
  * Returns 0, or -1 with @err naming the line and what was expected.
  */
-int schedfile_read(const char *path, struct race_schedfile *sf, int nr_threads,
-		   char *err, size_t errlen)
+int race_schedfile_read(const char *path, struct race_schedfile *sf,
+			int nr_threads, char *err, size_t errlen)
 {
 	char buf[1024], *s, *e;
 	FILE *f = fopen(path, "r");

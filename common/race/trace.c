@@ -2,10 +2,10 @@
 /*
  * trace.c - the steps of an execution, and the timeline that shows them.
  *
- * Addresses are never printed: an address inside a slab object becomes
- * obj#N (+offset), N being the slab's id, which restarts at 1 with every
- * execution; any other address becomes @N, numbered in the order the
- * execution first touched it.  Values that point into a slab object are
+ * Addresses are never printed: an address inside an object of the slab
+ * becomes obj#N (+offset), N being its id in objects.c, which restarts at
+ * 1 with every execution; any other address becomes @N, numbered in the
+ * order the execution first touched it.  Values that point into a slab object are
  * shown the same way.  So the trace of one interleaving is the same text
  * in every run, whatever ASLR and malloc do.
  */
@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "race/race.h"
-#include "slab.h"
+#include "race/sched.h"
 
 #define RACE_MAX_VARS	64
 #define CELL_MAX	60
@@ -22,8 +21,8 @@
 static const volatile void *vars[RACE_MAX_VARS];
 static int nr_vars;
 
-/** trace_reset - forget the steps and the @N numbering */
-void trace_reset(void)
+/** race_trace_reset - forget the steps and the @N numbering */
+void race_trace_reset(void)
 {
 	race_sh->nr_steps = 0;
 	nr_vars = 0;
@@ -69,63 +68,63 @@ static void __noreturn livelock(void)
 		  n - from);
 }
 
+/* Name @addr in @ref/@id/@off: obj#N+off, @N (numbered now if @add), or 0. */
+static enum race_ref name_addr(const volatile void *addr, int add, long *id,
+			       long *off)
+{
+	const struct race_obj *o = race_obj_find(addr);
+
+	*off = 0;
+	if (o) {
+		*id = race_obj_id(o);
+		*off = race_obj_offset(o, addr);
+		return RACE_REF_OBJ;
+	}
+	*id = var_id(addr, add);
+	return *id ? RACE_REF_VAR : RACE_REF_NONE;
+}
+
 /**
- * trace_add - record the step thread @thread is about to perform
- * @info: if not NULL, filled with what the slab knows of @addr
+ * race_trace_add - record the step thread @thread is about to perform
  *
  * Guarantees: the step is visible to the parent process before the access
  * is made, so a crash during the access still shows it.
  */
-struct race_step *trace_add(int thread, const char *fn, const char *what,
-			    const volatile void *addr, struct slab_info *info)
+struct race_step *race_trace_add(int thread, const char *fn, const char *what,
+				 const volatile void *addr)
 {
 	struct race_step *s;
-	struct slab_info local;
 
 	if (race_sh->nr_steps >= race_sh->cap_steps)
 		livelock();
-	if (!info)
-		info = &local;
 	s = &race_sh->steps[race_sh->nr_steps];
 	s->thread = thread;
 	s->fn = fn;
 	s->what = what;
-	s->val_ref = REF_NONE;
+	s->val_ref = RACE_REF_NONE;
 	s->obj_off = 0;
-	info->id = 0;
-	if (!addr) {
-		s->obj_ref = REF_NONE;
-	} else if (slab_lookup(addr, info)) {
-		s->obj_ref = REF_OBJ;
-		s->obj = info->id;
-		s->obj_off = info->offset;
-	} else {
-		s->obj_ref = REF_VAR;
-		s->obj = var_id(addr, 1);
-	}
+	s->obj_ref = addr ? name_addr(addr, 1, &s->obj, &s->obj_off) :
+		RACE_REF_NONE;
 	__atomic_store_n(&race_sh->nr_steps, race_sh->nr_steps + 1,
 			 __ATOMIC_RELEASE);
 	return s;
 }
 
-/** trace_value - attach the value the access of step @s saw or stored */
-void trace_value(struct race_step *s, long value)
+/** race_trace_value - attach the value the access of step @s saw or stored */
+void race_trace_value(struct race_step *s, long value)
 {
-	struct slab_info info;
-	long id;
+	enum race_ref ref;
+	long id, off;
 
-	s->val_ref = REF_INT;
+	s->val_ref = RACE_REF_INT;
 	s->val = value;
 	if (value > -65536 && value < 65536)
 		return;
-	if (slab_lookup((const void *)(uintptr_t)value, &info)) {
-		s->val_ref = REF_OBJ;
-		s->val = info.id;
-		s->val_off = info.offset;
-	} else if ((id = var_id((const void *)(uintptr_t)value, 0))) {
-		s->val_ref = REF_VAR;
+	ref = name_addr((const void *)(uintptr_t)value, 0, &id, &off);
+	if (ref != RACE_REF_NONE) {
+		s->val_ref = ref;
 		s->val = id;
-		s->val_off = 0;
+		s->val_off = off;
 	}
 }
 
@@ -139,20 +138,20 @@ const char *race_thread_name(int id, char *buf, size_t len)
 	return buf;
 }
 
-/** ref_name - "obj#3", "obj#3+8", "@2", a number, or "-" */
-void ref_name(int ref, long id, long off, char *buf, size_t len)
+/* "obj#3", "obj#3+8", "@2", a number, or "-" */
+static void ref_name(int ref, long id, long off, char *buf, size_t len)
 {
 	switch (ref) {
-	case REF_OBJ:
+	case RACE_REF_OBJ:
 		if (off)
 			snprintf(buf, len, "obj#%ld+%ld", id, off);
 		else
 			snprintf(buf, len, "obj#%ld", id);
 		break;
-	case REF_VAR:
+	case RACE_REF_VAR:
 		snprintf(buf, len, "@%ld", id);
 		break;
-	case REF_INT:
+	case RACE_REF_INT:
 		snprintf(buf, len, "%ld", id);
 		break;
 	default:
@@ -160,8 +159,8 @@ void ref_name(int ref, long id, long off, char *buf, size_t len)
 	}
 }
 
-/** step_cell - a step as the timeline shows it: "kref_get.read(obj#1) = 1" */
-void step_cell(const struct race_step *s, char *buf, size_t len)
+/* A step as the timeline shows it: "kref_get.read(obj#1) = 1" */
+static void step_cell(const struct race_step *s, char *buf, size_t len)
 {
 	char obj[32], val[32];
 	int n;
@@ -169,14 +168,14 @@ void step_cell(const struct race_step *s, char *buf, size_t len)
 	ref_name(s->obj_ref, s->obj, s->obj_off, obj, sizeof(obj));
 	ref_name(s->val_ref, s->val, s->val_off, val, sizeof(val));
 	n = snprintf(buf, len, "%s.%s", s->fn, s->what);
-	if (s->obj_ref != REF_NONE && n >= 0 && (size_t)n < len)
+	if (s->obj_ref != RACE_REF_NONE && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - n, "(%s)", obj);
-	if (s->val_ref != REF_NONE && n >= 0 && (size_t)n < len)
+	if (s->val_ref != RACE_REF_NONE && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - n, " = %s", val);
 }
 
-/** step_line - a step as a schedule file records it */
-void step_line(const struct race_step *s, long nr, char *buf, size_t len)
+/** race_step_line - a step as a schedule file records it */
+void race_step_line(const struct race_step *s, long nr, char *buf, size_t len)
 {
 	char who[16], obj[32], val[32];
 
@@ -203,12 +202,12 @@ static void column_title(int id, char *buf, size_t len)
 }
 
 /**
- * timeline_print - the execution in @sh, one column per thread
+ * race_timeline_print - the execution in @sh, one column per thread
  *
  * The table the 2004 article draws by hand, generated: a row per step,
  * the step in the column of the thread that made it.
  */
-void timeline_print(FILE *f, const struct race_shared *sh)
+void race_timeline_print(FILE *f, const struct race_shared *sh)
 {
 	int width[RACE_NR_SLOTS + 1] = { 0 }, cols = race_nr_workers(), c, w;
 	char cell[128], name[64];

@@ -24,7 +24,7 @@
 #define LAB3_OBJTABLE_H
 
 #include "rcupdate.h"
-#include "refcount_given.h"
+#include "refcount.h"
 #include "slab.h"
 #include "spinlock.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bitops.h - the bit operations the fd table's bitmaps need, under the
- * kernel's names (include/linux/bitops.h, lib/find_bit.c).
+ * bitops.h - GIVEN: the bit operations the fd table's bitmaps need, under
+ * the kernel's names (include/linux/bitops.h, lib/find_bit.c).
  *
  * A bitmap is an array of unsigned long; bit @nr lives in word
  * nr / BITS_PER_LONG.  Given code: lab 5 uses it, you do not write it.
@@ -34,11 +34,10 @@
  * the same word is not lost); no ordering.
  */
 #define set_bit(nr, addr) do {						\
-	unsigned long *__w = (addr) + BIT_WORD(nr), __v;		\
-	race_access(__func__, "set_bit", __w);				\
-	__v = __atomic_or_fetch(__w, BIT_MASK(nr), __ATOMIC_RELAXED);	\
-	race_seen((long)__v);						\
-	(void)__v;							\
+	unsigned long *__w = (addr) + BIT_WORD(nr);			\
+	race_access(__func__, "set_bit", __w, RACE_RMW);		\
+	race_seen((long)__atomic_fetch_or(__w, BIT_MASK(nr),		\
+					  __ATOMIC_RELAXED));		\
 } while (0)
 
 /**
@@ -47,11 +46,10 @@
  * Guarantees: atomic on its word; no ordering.
  */
 #define clear_bit(nr, addr) do {					\
-	unsigned long *__w = (addr) + BIT_WORD(nr), __v;		\
-	race_access(__func__, "clear_bit", __w);			\
-	__v = __atomic_and_fetch(__w, ~BIT_MASK(nr), __ATOMIC_RELAXED);	\
-	race_seen((long)__v);						\
-	(void)__v;							\
+	unsigned long *__w = (addr) + BIT_WORD(nr);			\
+	race_access(__func__, "clear_bit", __w, RACE_RMW);		\
+	race_seen((long)__atomic_fetch_and(__w, ~BIT_MASK(nr),		\
+					   __ATOMIC_RELAXED));		\
 } while (0)
 
 /**
@@ -62,9 +60,8 @@
 #define test_bit(nr, addr) ({						\
 	const unsigned long *__w = (addr) + BIT_WORD(nr);		\
 	unsigned long __v;						\
-	race_access(__func__, "test_bit", __w);				\
-	__v = __atomic_load_n(__w, __ATOMIC_RELAXED);			\
-	race_seen((long)__v);						\
+	race_access(__func__, "test_bit", __w, RACE_LOAD);		\
+	__v = race_seen((long)__atomic_load_n(__w, __ATOMIC_RELAXED));	\
 	(int)((__v & BIT_MASK(nr)) != 0);				\
 })
 

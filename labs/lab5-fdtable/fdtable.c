@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fdtable.c - the fd table's update side and its lock-free reads.
+ * fdtable.c - YOURS: the fd table's lock-free reads (fcheck_files,
+ * get_close_on_exec), its growth, install, close, dup2 and fork.
  *
  * Lab 5, parts 2-4: write the functions marked TODO.  fdtable.h has the
  * contracts, README.md the why.  The skeleton is set up for the 2004
@@ -9,7 +10,7 @@
  * For the 2005 design, see README "Two designs" and change fdtable_design.
  *
  * Given code you call: fdtable_given.c (alloc/free of arrays and bitmaps,
- * expand_files, get_unused_fd), file.c, bitops.h; the primitives of
+ * expand_files, get_unused_fd), file_given.c, bitops.h; the primitives of
  * common/ (rcupdate.h, rwonce.h, barrier.h, spinlock.h, slab.h).
  */
 #include <errno.h>

@@ -293,9 +293,9 @@ int get_close_on_exec(struct files_struct *files, unsigned int fd);
 
 /*
  * Your fget() and fget_light() are weak definitions: a build with
- * -DCONFIG_FDTABLE_LOCKED links fdtable_locked.c's 2.6.6 versions, which
+ * -DCONFIG_FDTABLE_LOCKED links fget_locked_given.c's 2.6.6 versions, which
  * take file_lock, in their place (the benchmark compares the two).  Your
- * code needs nothing for that; only fdtable_locked.c defines
+ * code needs nothing for that; only fget_locked_given.c defines
  * FDTABLE_LOCKED_FGET.
  */
 #ifdef FDTABLE_LOCKED_FGET

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fdtable_given.c - the parts of the fd table you do not write: creating
- * and destroying a table, the arrays' allocator, and the fd allocator
- * (get_unused_fd), which 2.6.6 had and the 2004 patch left alone.
+ * fdtable_given.c - GIVEN: creating and destroying a table, the arrays'
+ * allocator, and the fd allocator (get_unused_fd), which 2.6.6 had and
+ * the 2004 patch left alone.  Read it, do not edit it.
  *
  * Everything here works with either design: under file_lock it reads the
  * current table through files_fdtable(files).

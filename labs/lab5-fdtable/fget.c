@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fget.c - the lock-free lookups: fget() and fget_light().
+ * fget.c - YOURS: the lock-free lookups, fget() and fget_light().
  *
  * Lab 5, part 1: write both.  fdtable.h has the contracts; README.md
  * ("Part 1") walks through what the 2004 patch changed here and what the

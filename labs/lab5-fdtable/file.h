@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * file.h - struct file: what an fd refers to.  Given code (file.c).
+ * file.h - struct file: what an fd refers to (the code: file_given.c).
  *
  * A file is refcounted by f_count, an atomic_t: the fd table holds one
  * reference per fd that refers to the file, and every fget() one more.

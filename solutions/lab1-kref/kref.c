@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kref.c - kref_init, kref_get, kref_put.
+ * kref.c - kref_get() and kref_put() in their 2004 shape.
  */
 #include "bug.h"
 #include "kref.h"
-
-void kref_init(struct kref *kref)
-{
-	atomic_set(&kref->refcount, 1);
-}
 
 struct kref *kref_get(struct kref *kref)
 {
@@ -24,9 +19,4 @@ int kref_put(struct kref *kref, void (*release)(struct kref *kref))
 		return 1;
 	}
 	return 0;
-}
-
-int kref_read(const struct kref *kref)
-{
-	return atomic_read(&kref->refcount);
 }

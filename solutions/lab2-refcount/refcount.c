@@ -1,19 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * refcount.c - refcount_t: the 2004 API on the kit's atomics.
+ * refcount.c - refcount_get(), refcount_get_rcu(), refcount_put_and_lock():
+ * the 2004 API on the kit's atomics.
  */
 #include "bug.h"
 #include "refcount.h"
-
-void refcount_init(refcount_t *rc)
-{
-	atomic_set(&rc->count, 1);
-}
-
-int refcount_read(refcount_t *rc)
-{
-	return atomic_read(&rc->count);
-}
 
 void refcount_get(refcount_t *rc)
 {
@@ -37,16 +28,6 @@ int refcount_get_rcu(refcount_t *rc)
 			return seen;		/* our increment happened */
 		seen = found;			/* it moved: retry from there */
 	}
-}
-
-int refcount_put(refcount_t *rc)
-{
-	return atomic_dec_and_test(&rc->count);
-}
-
-void refcount_dec(refcount_t *rc)
-{
-	atomic_dec(&rc->count);
 }
 
 /*

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tsan_rcu.c - proof that the kit's RCU annotations work under
- * ThreadSanitizer (see DESIGN.md: without them TSan reports false races on
- * correct liburcu code).
+ * ThreadSanitizer (see docs/design.md: without them TSan reports false
+ * races on correct liburcu code).
  *
  *   tsan_rcu --list           the cases and the verdict each must get
  *   tsan_rcu sync             publish, synchronize_rcu(), then free: clean
@@ -13,10 +13,16 @@
  *
  * Readers load the published pointer under rcu_read_lock() and read the
  * item's fields with plain loads, as kernel readers do.  The updater
- * replaces the item a bounded number of times.  Exit status 0 when the run
+ * replaces the item a bounded number of times.  In early_free it first
+ * waits until a reader says (with a relaxed store, which orders nothing
+ * for TSan) that it has read the current item since the last grace
+ * period: so every run has a read that no grace period orders before the
+ * free, and TSan must report it -- not only the runs where the scheduler
+ * happened to put a reader there.  Exit status 0 when the run
  * ended; TSan's exitcode (TSAN_OPTIONS=exitcode=66) when it reported.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +44,7 @@ struct item {
 enum mode { SYNC, CALL_RCU, EARLY_FREE };
 
 static struct item *gp;
+static struct item *seen;	/* the item a reader read last (relaxed) */
 static int stop;
 
 /* A fresh item for @v, not yet published. */
@@ -67,10 +74,19 @@ static void *reader(void *arg)
 		rcu_read_lock();
 		it = rcu_dereference(gp);
 		*sum += it->value + it->check;	/* plain loads */
+		WRITE_ONCE(seen, it);
 		rcu_read_unlock();
 	}
 	rcu_unregister_thread();
 	return NULL;
+}
+
+/* Wait until a reader has read @it after this call began. */
+static void wait_for_reader(struct item *it)
+{
+	WRITE_ONCE(seen, NULL);
+	while (READ_ONCE(seen) != it)
+		sched_yield();
 }
 
 /* Replace the item NR_UPDATES times, freeing the old one as @mode says. */
@@ -81,6 +97,8 @@ static void update(enum mode mode)
 
 	for (i = 1; i <= NR_UPDATES; i++) {
 		old = rcu_dereference_protected(gp, 1);
+		if (mode == EARLY_FREE)
+			wait_for_reader(old);
 		rcu_assign_pointer(gp, new_item(i));
 		switch (mode) {
 		case SYNC:

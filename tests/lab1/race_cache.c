@@ -8,7 +8,13 @@
  * With cache_lookup_unlocked() T2 can unlink and free the object between
  * T1's unlock and T1's kref_get(): kref_get then reads and increments
  * freed memory, the race the 2004 LWN article tabulates.
+ *
+ * The must-hold scenarios are about a lookup that holds the object while
+ * cache_remove() drops the cache's reference: their witness is a lookup
+ * whose own cache_put() frees the object.  An execution where the lookup
+ * missed, or finished before the remove, proves nothing about the rule.
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cache.h"
@@ -16,11 +22,14 @@
 
 #define KEY	1
 
+static bool lookup_freed;	/* a lookup's cache_put() freed the object */
+
 /* The cache, holding key 1. */
 static void setup(void)
 {
 	cache_init();
 	cache_insert(KEY);
+	lookup_freed = false;
 }
 
 /* Frees what is left: the object if T2 did not remove it. */
@@ -29,13 +38,13 @@ static void teardown(void)
 	cache_destroy();
 }
 
-/* T1: the correct lookup, then its put. */
+/* T1: the correct lookup, then its put (maybe the last one). */
 static void lookup_locked(void)
 {
 	struct cache_obj *obj = cache_lookup(KEY);
 
-	if (obj)
-		cache_put(obj);
+	if (obj && cache_put(obj))
+		lookup_freed = true;
 }
 
 /* T1: the broken lookup, then its put. */
@@ -64,6 +73,12 @@ static const char *key_gone(void)
 	return "key 1 is still in the cache after cache_remove()";
 }
 
+/* The witness: the remove ran while a lookup held the object. */
+static bool lookup_put_last(void)
+{
+	return lookup_freed;
+}
+
 RACE_SCENARIO(lookup_unlocked_vs_remove) = {
 	.name = "lookup_unlocked_vs_remove",
 	.summary = "cache_lookup_unlocked() takes its reference after the "
@@ -85,6 +100,9 @@ RACE_SCENARIO(lookup_vs_remove) = {
 	.setup = setup,
 	RACE_THREADS(lookup_locked, remove_key),
 	.check = key_gone,
+	.witness = lookup_put_last,
+	.outcome = "cache_remove() runs while T1 holds the object, and "
+		   "T1's cache_put() frees it",
 	.teardown = teardown,
 	.bound = 2,
 };
@@ -97,6 +115,9 @@ RACE_SCENARIO(two_lookups_vs_remove) = {
 	.setup = setup,
 	RACE_THREADS(lookup_locked, lookup_locked, remove_key),
 	.check = key_gone,
+	.witness = lookup_put_last,
+	.outcome = "cache_remove() runs while a lookup holds the object, "
+		   "and that lookup's cache_put() frees it",
 	.teardown = teardown,
 	.bound = 3,
 };

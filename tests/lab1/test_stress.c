@@ -4,8 +4,10 @@
  *
  * Bounded: each thread runs a fixed number of iterations; nothing sleeps.
  * What it checks: no use-after-free (ASan in the asan build, the slab's
- * poison check in both), no WARN from kref_get, and in the end every object
- * ever allocated was freed exactly once (slab_frees() equals the
+ * poison check in both), no WARN from kref_get, every lookup of KEY_KEPT --
+ * a key inserted first and never removed -- finds it (whatever the timing:
+ * nothing here depends on how the threads overlap), and in the end every
+ * object ever allocated was freed exactly once (slab_frees() equals the
  * allocations, slab_objects_live() is 0; a double free is a BUG).
  */
 #include <errno.h>
@@ -19,27 +21,36 @@
 #define NR_KEYS		4
 #define NR_LOOKERS	3
 #define ITERATIONS	20000
+#define KEY_KEPT	NR_KEYS		/* in the cache for the whole test */
 
 struct looker {
 	pthread_t thread;
-	long found, bad;
+	long missed, bad;
 };
 
-/* Look every key up ITERATIONS times; count finds and wrong objects. */
+/* Look @key up; count a wrong or dead object.  Returns 1 if found. */
+static int look(struct looker *l, int key)
+{
+	struct cache_obj *obj = cache_lookup(key);
+
+	if (!obj)
+		return 0;
+	if (obj->key != key || kref_read(&obj->kref) < 1)
+		l->bad++;
+	cache_put(obj);
+	return 1;
+}
+
+/* Look every churned key and KEY_KEPT up ITERATIONS times. */
 static void *looker_fn(void *arg)
 {
 	struct looker *l = arg;
-	struct cache_obj *obj;
 	int i;
 
 	for (i = 0; i < ITERATIONS; i++) {
-		obj = cache_lookup(i % NR_KEYS);
-		if (!obj)
-			continue;
-		l->found++;
-		if (obj->key != i % NR_KEYS || kref_read(&obj->kref) < 1)
-			l->bad++;
-		cache_put(obj);
+		look(l, i % NR_KEYS);
+		if (!look(l, KEY_KEPT))
+			l->missed++;
 	}
 	return NULL;
 }
@@ -63,22 +74,24 @@ static long churn(void)
 Test(stress, locked_lookup_vs_remove, .timeout = 60)
 {
 	struct looker l[NR_LOOKERS] = { 0 };
-	long allocs, found = 0;
+	long allocs;
 	int i;
 
 	slab_reset();
 	warn_reset();
 	cr_assert_eq(cache_init(), 0);
+	cr_assert_eq(cache_insert(KEY_KEPT), 0);
 	for (i = 0; i < NR_LOOKERS; i++)
 		pthread_create(&l[i].thread, NULL, looker_fn, &l[i]);
-	allocs = churn();
+	allocs = 1 + churn();
 	for (i = 0; i < NR_LOOKERS; i++) {
 		pthread_join(l[i].thread, NULL);
 		cr_assert_eq(l[i].bad, 0, "a lookup returned a wrong or dead object");
-		found += l[i].found;
+		cr_assert_eq(l[i].missed, 0, "cache_lookup(%d) returned NULL %ld times, "
+			     "though key %d was in the cache all along",
+			     KEY_KEPT, l[i].missed, KEY_KEPT);
 	}
 	cache_destroy();
-	cr_assert_gt(found, 0, "no lookup ever found an object");
 	cr_assert_eq(warn_count(), 0, "kref_get warned: a reference was taken on a "
 		     "count of 0");
 	cr_assert_eq(slab_objects_live(), 0, "%ld objects leaked", slab_objects_live());

@@ -4,13 +4,21 @@
  *
  *   get_rcu_vs_last_put     must hold: a reader's refcount_get_rcu against
  *                           the owner's last put; in no interleaving may the
- *                           count leave 0 again or freed memory be touched
+ *                           count leave 0 again or freed memory be touched.
+ *                           Witness: the reader's get succeeds and its put
+ *                           is the last (it kept the object alive)
  *   lookup_vs_put_and_lock  must hold: a lookup that takes its reference
  *                           under the lock against refcount_put_and_lock;
- *                           the lookup never sees 0 (no "addition on 0")
- *   read_then_inc           must fail: lab 1's check-then-increment, kept
- *                           to show the interleaving get_rcu closes
+ *                           the lookup never sees 0 (no "addition on 0").
+ *                           Witness: the lookup finds the object and its
+ *                           put is the last
+ *   read_then_inc           demo: lab 1's check-then-increment, written in
+ *                           this file, against the last put: it shows the
+ *                           interleaving get_rcu closes (a second release,
+ *                           hence a double free), and grades nothing
  */
+#include <stdbool.h>
+
 #include "bug.h"
 #include "race/scenario.h"
 #include "rcupdate.h"
@@ -31,19 +39,21 @@ static struct robj *published;	/* how a reader finds obj (RCU) */
 static atomic_t releases;	/* puts that brought the count to 0 */
 static DEFINE_SPINLOCK(lock);
 static struct robj *slot;	/* under lock */
+static bool reader_released;	/* the reader's put was the last */
 
 static void robj_free_rcu(struct rcu_head *head)
 {
 	kmem_cache_free(robj_cachep, container_of(head, struct robj, rcu));
 }
 
-/* Drop a reference; the last one frees after a grace period. */
-static void robj_put(struct robj *o)
+/* Drop a reference; the last one frees after a grace period.  True if last. */
+static bool robj_put(struct robj *o)
 {
 	if (!refcount_put(&o->ref))
-		return;
+		return false;
 	atomic_inc(&releases);
 	call_rcu(&o->rcu, robj_free_rcu);
+	return true;
 }
 
 static void setup(void)
@@ -56,6 +66,7 @@ static void setup(void)
 	atomic_set(&releases, 0);
 	spin_lock_init(&lock);
 	slot = NULL;
+	reader_released = false;
 }
 
 static void teardown(void)
@@ -77,7 +88,7 @@ static void reader_get_rcu(void)
 	if (!o)
 		return;
 	(void)READ_ONCE(o->payload);	/* ours until we put it */
-	robj_put(o);
+	reader_released = robj_put(o);
 }
 
 /* T2: the owner unpublishes the object, then drops its reference. */
@@ -95,6 +106,12 @@ static const char *one_release(void)
 	return NULL;
 }
 
+/* The witness: the last reference, and the release, were the reader's. */
+static bool reader_put_last(void)
+{
+	return reader_released;
+}
+
 RACE_SCENARIO(get_rcu_vs_last_put) = {
 	.name     = "get_rcu_vs_last_put",
 	.summary  = "refcount_get_rcu under RCU against the owner's last put",
@@ -102,6 +119,9 @@ RACE_SCENARIO(get_rcu_vs_last_put) = {
 	.setup    = setup,
 	RACE_THREADS(reader_get_rcu, owner_put),
 	.check    = one_release,
+	.witness  = reader_put_last,
+	.outcome  = "T1's refcount_get_rcu takes a reference, the owner puts "
+		    "its own, and T1's put is the last",
 	.teardown = teardown,
 	.bound    = 2,
 };
@@ -132,8 +152,10 @@ static void reader_read_then_inc(void)
 
 RACE_SCENARIO(read_then_inc) = {
 	.name     = "read_then_inc",
-	.summary  = "lab 1's check-then-increment get against the last put",
-	.expect   = RACE_MUST_FAIL,
+	.summary  = "lab 1's check-then-increment get (test code) against the "
+		    "last put",
+	.expect   = RACE_DEMO,
+	.verdict  = "double-free",
 	.setup    = setup,
 	RACE_THREADS(reader_read_then_inc, owner_put),
 	.check    = one_release,
@@ -154,14 +176,16 @@ static void slot_setup(void)
 	slot = obj;
 }
 
-static void slot_put(struct robj *o)
+/* Drop a reference; the last one unlinks and frees.  True if last. */
+static bool slot_put(struct robj *o)
 {
 	if (!refcount_put_and_lock(&o->ref, &lock))
-		return;
+		return false;
 	WRITE_ONCE(slot, NULL);
 	spin_unlock(&lock);
 	atomic_inc(&releases);
 	kmem_cache_free(robj_cachep, o);
+	return true;
 }
 
 /* T1, T2: drop the reference they own (obj is never published). */
@@ -183,7 +207,7 @@ static void slot_lookup(void)
 	if (!o)
 		return;
 	(void)READ_ONCE(o->payload);
-	slot_put(o);
+	reader_released = slot_put(o);
 }
 
 static void slot_teardown(void)
@@ -205,6 +229,9 @@ RACE_SCENARIO(lookup_vs_put_and_lock) = {
 	.setup    = slot_setup,
 	RACE_THREADS(slot_lookup, slot_owner, slot_owner),
 	.check    = slot_check,
+	.witness  = reader_put_last,
+	.outcome  = "T3 finds the object under the lock, takes a reference, "
+		    "and its put is the last",
 	.teardown = slot_teardown,
 	.bound    = 2,
 };

@@ -8,18 +8,27 @@
  *
  *   lookup_vs_delete          must hold  plain table: lookup + put against
  *                                        delete; the last put may be either's
+ *                                        (witness: it is the lookup's)
  *   lookup_vs_delete_reuse    must hold  the same, memory reused at once,
  *                                        key 2 inserted after the delete
+ *                                        (witness: the lookup hits)
  *   typesafe_lookup_vs_reuse  must hold  SLAB_TYPESAFE_BY_RCU: the lookup
- *                                        re-checks the key
+ *                                        re-checks the key (witness: hit)
  *   two_lookups_vs_delete     must hold  two readers and the delete: any of
  *                                        the three puts may be the last
- *   immediate_free_reuse      must fail  the article's pitfall: freed
- *                                        without call_rcu and reused; a
- *                                        2004 lookup ends up holding key 2
- *   typesafe_no_recheck       must fail  type-stable memory, a lookup
- *                                        without the re-check: same ending
+ *                                        (witness: a reader's is)
+ *   immediate_free_reuse      demo       the article's pitfall, written in
+ *                                        this file: freed without call_rcu
+ *                                        and reused; a 2004 lookup ends up
+ *                                        holding key 2
+ *   typesafe_no_recheck       demo       type-stable memory, a lookup
+ *                                        without the re-check (this file's):
+ *                                        same ending
+ *
+ * The demos run broken code of this file, not the lab's: they show the
+ * bugs the lab's code must avoid, and are never graded.
  */
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "bug.h"
@@ -32,6 +41,7 @@
 static struct objtable *t;
 static struct object *held;	/* what T1's lookup returned, kept to the end */
 static int held_key;		/* its key, as T1 read it right away */
+static bool reader_put_last;	/* a lookup's object_put() was the last */
 
 static void open_table(unsigned long flags, enum slab_reuse reuse)
 {
@@ -41,6 +51,7 @@ static void open_table(unsigned long flags, enum slab_reuse reuse)
 	BUG_ON(objtable_insert(t, 1));
 	held = NULL;
 	held_key = 0;
+	reader_put_last = false;
 }
 
 static void setup_plain(void)		{ open_table(0, SLAB_REUSE_QUARANTINE); }
@@ -70,7 +81,8 @@ static void lookup_put_key1(void)
 	if (!obj)
 		return;
 	held_key = READ_ONCE(obj->key);
-	object_put(obj);
+	if (object_put(obj))
+		reader_put_last = true;
 }
 
 /*
@@ -125,6 +137,18 @@ static const char *right_key(void)
 	return msg;
 }
 
+/* Witness: T1's lookup found key 1 (and read the key of what it found). */
+static bool hit(void)
+{
+	return held_key == 1;
+}
+
+/* Witness: the last reference was a lookup's, so its put freed the object. */
+static bool lookup_put_last(void)
+{
+	return reader_put_last;
+}
+
 RACE_SCENARIO(lookup_vs_delete) = {
 	.name     = "lookup_vs_delete",
 	.summary  = "objtable_lookup + object_put against objtable_delete",
@@ -132,6 +156,9 @@ RACE_SCENARIO(lookup_vs_delete) = {
 	.setup    = setup_plain,
 	RACE_THREADS(lookup_put_key1, delete_key1),
 	.check    = right_key,
+	.witness  = lookup_put_last,
+	.outcome  = "T1 finds key 1, T2 deletes it meanwhile, and T1's "
+		    "object_put is the last",
 	.teardown = teardown,
 	.bound    = 2,
 };
@@ -143,6 +170,9 @@ RACE_SCENARIO(lookup_vs_delete_reuse) = {
 	.setup    = setup_reuse,
 	RACE_THREADS(lookup_key1, delete_key1_insert_key2),
 	.check    = right_key,
+	.witness  = hit,
+	.outcome  = "T1's objtable_lookup finds key 1 and holds it while T2 "
+		    "deletes it and inserts key 2",
 	.teardown = teardown,
 	.bound    = 2,
 };
@@ -154,6 +184,9 @@ RACE_SCENARIO(typesafe_lookup_vs_reuse) = {
 	.setup    = setup_typesafe,
 	RACE_THREADS(lookup_key1, delete_key1_insert_key2),
 	.check    = right_key,
+	.witness  = hit,
+	.outcome  = "T1's objtable_lookup finds key 1 and holds it while T2 "
+		    "deletes it and inserts key 2",
 	.teardown = teardown,
 	.bound    = 2,
 };
@@ -161,7 +194,7 @@ RACE_SCENARIO(typesafe_lookup_vs_reuse) = {
 RACE_SCENARIO(immediate_free_reuse) = {
 	.name     = "immediate_free_reuse",
 	.summary  = "freed without call_rcu and reused: the reader takes key 2's object",
-	.expect   = RACE_MUST_FAIL,
+	.expect   = RACE_DEMO,
 	.verdict  = "check",
 	.setup    = setup_reuse,
 	RACE_THREADS(lookup_key1_no_recheck, free_now_insert_key2),
@@ -173,7 +206,7 @@ RACE_SCENARIO(immediate_free_reuse) = {
 RACE_SCENARIO(typesafe_no_recheck) = {
 	.name     = "typesafe_no_recheck",
 	.summary  = "SLAB_TYPESAFE_BY_RCU without the key re-check: key 2's object",
-	.expect   = RACE_MUST_FAIL,
+	.expect   = RACE_DEMO,
 	.verdict  = "check",
 	.setup    = setup_typesafe,
 	RACE_THREADS(lookup_key1_no_recheck, delete_key1_insert_key2),
@@ -187,8 +220,8 @@ static void lookup_put_key1_again(void)
 {
 	struct object *obj = objtable_lookup(t, 1);
 
-	if (obj)
-		object_put(obj);
+	if (obj && object_put(obj))
+		reader_put_last = true;
 }
 
 RACE_SCENARIO(two_lookups_vs_delete) = {
@@ -198,6 +231,9 @@ RACE_SCENARIO(two_lookups_vs_delete) = {
 	.setup    = setup_plain,
 	RACE_THREADS(lookup_put_key1, lookup_put_key1_again, delete_key1),
 	.check    = right_key,
+	.witness  = lookup_put_last,
+	.outcome  = "a lookup finds key 1, T3 deletes it meanwhile, and that "
+		    "lookup's object_put is the last",
 	.teardown = teardown,
 	.bound    = 2,
 };

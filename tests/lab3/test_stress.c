@@ -5,9 +5,12 @@
  * counts, no sleeps).  Under ASan a free before the grace period is a
  * use-after-free report; in the plain build the slab's poison catches it.
  *
- * Checked at the end: every lookup returned its own key, nothing warned,
- * and after objtable_destroy() (which ends with rcu_barrier()) every object
- * was freed exactly once: frees == allocations, none live.
+ * Checked at the end: every lookup returned its own key; every lookup of
+ * KEY_KEPT -- inserted first, so last in the list, and never deleted --
+ * found it, however the readers and writers overlapped (no assertion here
+ * depends on timing); nothing warned; and after objtable_destroy() (which
+ * ends with rcu_barrier()) every object was freed exactly once: frees ==
+ * allocations, none live.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -25,10 +28,11 @@
 #define NR_KEYS		8
 #define READS		6000
 #define WRITES		3000
+#define KEY_KEPT	NR_KEYS		/* in the table for the whole test */
 
 static struct objtable *t;
 static long inserts;		/* objtable_insert calls: one allocation each */
-static long wrong_keys, hits;
+static long wrong_keys, kept_missed;
 
 static unsigned int next_rand(unsigned int *seed)
 {
@@ -36,26 +40,33 @@ static unsigned int next_rand(unsigned int *seed)
 	return *seed >> 16;
 }
 
+/* Look @key up and put it; count a wrong key.  Returns 1 if found. */
+static int look(int key, long *wrong)
+{
+	struct object *obj = objtable_lookup(t, key);
+
+	if (!obj)
+		return 0;
+	if (READ_ONCE(obj->key) != key)
+		(*wrong)++;
+	object_put(obj);
+	return 1;
+}
+
 static void *reader(void *arg)
 {
 	unsigned int seed = (unsigned int)(long)arg;
-	long wrong = 0, found = 0;
+	long wrong = 0, missed = 0;
 
 	rcu_register_thread();
 	for (int i = 0; i < READS; i++) {
-		int key = next_rand(&seed) % NR_KEYS;
-		struct object *obj = objtable_lookup(t, key);
-
-		if (!obj)
-			continue;
-		found++;
-		if (READ_ONCE(obj->key) != key)
-			wrong++;
-		object_put(obj);
+		look(next_rand(&seed) % NR_KEYS, &wrong);
+		if (!look(KEY_KEPT, &wrong))
+			missed++;
 	}
 	rcu_unregister_thread();
 	__atomic_add_fetch(&wrong_keys, wrong, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&hits, found, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&kept_missed, missed, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -88,7 +99,9 @@ static void run_stress(unsigned long flags, enum slab_reuse reuse)
 	kmem_cache_set_reuse(t->cachep, reuse);
 	slab_reset();
 	warn_reset();
-	inserts = wrong_keys = hits = 0;
+	inserts = wrong_keys = kept_missed = 0;
+	cr_assert_eq(objtable_insert(t, KEY_KEPT), 0);
+	inserts++;
 	for (i = 0; i < NR_KEYS; i += 2, inserts++)
 		cr_assert_eq(objtable_insert(t, i), 0);
 	for (i = 0; i < NR_READERS + NR_WRITERS; i++)
@@ -98,8 +111,11 @@ static void run_stress(unsigned long flags, enum slab_reuse reuse)
 	for (i = 0; i < NR_READERS + NR_WRITERS; i++)
 		pthread_join(tid[i], NULL);
 	objtable_destroy(t);
-	cr_assert_eq(wrong_keys, 0, "%ld of %ld lookups returned another key's object",
-		     wrong_keys, hits);
+	cr_assert_eq(wrong_keys, 0, "%ld lookups returned another key's object",
+		     wrong_keys);
+	cr_assert_eq(kept_missed, 0, "objtable_lookup(%d) returned NULL %ld times, "
+		     "though key %d was in the table all along", KEY_KEPT,
+		     kept_missed, KEY_KEPT);
 	cr_assert_eq(warn_count(), 0);
 	cr_assert_eq(slab_objects_live(), 0, "%ld objects leaked", slab_objects_live());
 	cr_assert_eq(slab_frees(), inserts + 1,

@@ -5,11 +5,14 @@
  *
  *   tsan_objtable --list     one line per case: "<case> clean|race"
  *   tsan_objtable <case>     a bounded stress of that case; exits 0, or 1
- *                            if an end-of-run check fails
+ *                            if the lab code fails a check: a single-
+ *                            threaded sanity run before the stress (so a
+ *                            do-nothing lookup fails every case), and the
+ *                            end-of-run checks
  *
  * The grader runs each case with TSAN_OPTIONS=exitcode=66 and calls it
  * "race" iff ThreadSanitizer reported one.  common/rcupdate.c tells TSan
- * what liburcu's grace periods order (DESIGN.md): an object freed through
+ * what liburcu's grace periods order (docs/design.md): an object freed through
  * call_rcu() after it was unlinked is clean; one freed before a grace
  * period is reported as racing with the readers that may still read it.
  */
@@ -28,9 +31,37 @@
 #define NR_KEYS		4
 #define READS		20000
 #define WRITES		2000
+#define SANITY_KEY	100
 
 static struct objtable *t;
 static long wrong_keys;
+
+/* Say why the program's own check failed; returns the exit status 1. */
+static int fail(const char *what)
+{
+	fprintf(stderr, "tsan_objtable: %s\n", what);
+	return 1;
+}
+
+/* Single-threaded: does the lab code work at all?  0 if so. */
+static int sanity_check(void)
+{
+	struct object *obj;
+
+	if (objtable_insert(t, SANITY_KEY))
+		return fail("sanity: objtable_insert failed");
+	obj = objtable_lookup(t, SANITY_KEY);
+	if (!obj || READ_ONCE(obj->key) != SANITY_KEY)
+		return fail("sanity: the lookup does not find an inserted key");
+	if (refcount_read(&obj->ref) != 2)
+		return fail("sanity: the lookup did not take a reference");
+	object_put(obj);
+	if (objtable_delete(t, SANITY_KEY))
+		return fail("sanity: objtable_delete does not find an inserted key");
+	if (objtable_lookup(t, SANITY_KEY))
+		return fail("sanity: the lookup finds a deleted key");
+	return 0;
+}
 
 /* The lab's lookup: find, get, check the key, put. */
 static void lookup_put(int key)
@@ -108,6 +139,10 @@ static int run(unsigned long flags, void (*reader_op)(int),
 	long i;
 
 	t = objtable_create(flags);
+	if (!t)
+		return fail("objtable_create failed");
+	if (sanity_check())
+		return 1;
 	read_op = reader_op;
 	delete_op = writer_op;
 	for (i = 0; i < NR_KEYS; i++)
@@ -119,8 +154,8 @@ static int run(unsigned long flags, void (*reader_op)(int),
 		pthread_join(tid[i], NULL);
 	objtable_destroy(t);
 	if (wrong_keys || slab_objects_live() || warn_count()) {
-		fprintf(stderr, "wrong keys %ld, objects live %ld, warnings %lu\n",
-			wrong_keys, slab_objects_live(), warn_count());
+		fprintf(stderr, "tsan_objtable: wrong keys %ld, objects live %ld, "
+			"warnings %lu\n", wrong_keys, slab_objects_live(), warn_count());
 		return 1;
 	}
 	return 0;
@@ -143,8 +178,8 @@ static int case_reader_vs_delete(const struct tsan_case *c __maybe_unused)
 
 static int case_free_before_gp(const struct tsan_case *c __maybe_unused)
 {
-	run(0, peek_head, delete_key_free_now);
-	return 0;		/* the verdict is TSan's report */
+	/* The verdict is TSan's report; the run's own checks must pass. */
+	return run(0, peek_head, delete_key_free_now);
 }
 
 static const struct tsan_case cases[] = {

@@ -4,8 +4,13 @@
  *
  *   three_each        2 threads x 3 writes: exactly C(6,3) = 20 interleavings
  *   lost_update       read, then write back +1, twice: the check fails
+ *   lost_update_demo  the same as a demo: listed, runnable, never graded
  *   flag_window       a depth-2 bug: T2 must run inside T1's window, after
  *                     T1 has started (one PCT change point)
+ *   pct_depth2        a depth-2 outcome behind 30 steps without a choice:
+ *                     PCT's guarantee, measured (test_race.py)
+ *   pct_depth3        the same with a depth-3 outcome
+ *   unpublished       a must-hold whose witness never happens: vacuous
  *   abba              two locks taken in opposite orders: deadlock
  *   spin_on_flag      T1 waits for a flag with READ_ONCE: livelock at bound 0
  *   rcu_sync          reader vs unpublish + synchronize_rcu + kfree: holds
@@ -16,6 +21,7 @@
  *   asan_plain_read   a plain read of freed memory: ASan reports it
  *   warn_on_zero      a WARN_ON that fires: the "warn" verdict
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "bug.h"
@@ -26,19 +32,34 @@
 #include "spinlock.h"
 
 static int x, y, flag;
+static int last_writer, writer_changes;	/* plain: written between points */
 
 /* Every shared variable back to 0. */
 static void zero(void)
 {
 	x = y = flag = 0;
+	last_writer = writer_changes = 0;
 }
 
-/* Three steps. */
-static void write_three(void)
+/* Three steps, each writing the thread's own number @me. */
+static void write_three_as(int me)
 {
-	WRITE_ONCE(x, 1);
-	WRITE_ONCE(x, 2);
-	WRITE_ONCE(x, 3);
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		WRITE_ONCE(x, me);
+		writer_changes += last_writer && last_writer != me;
+		last_writer = me;
+	}
+}
+
+static void write_three_1(void) { write_three_as(1); }
+static void write_three_2(void) { write_three_as(2); }
+
+/* Witness: the writers alternated at least twice (1 2 1 or 2 1 2). */
+static bool interleaved(void)
+{
+	return writer_changes >= 2;
 }
 
 RACE_SCENARIO(three_each) = {
@@ -46,7 +67,9 @@ RACE_SCENARIO(three_each) = {
 	.summary = "two threads, three writes each: 20 interleavings",
 	.expect = RACE_MUST_HOLD,
 	.setup = zero,
-	RACE_THREADS(write_three, write_three),
+	RACE_THREADS(write_three_1, write_three_2),
+	.witness = interleaved,
+	.outcome = "the writes interleave: T1, T2, T1 or T2, T1, T2",
 	.bound = 6,
 };
 
@@ -68,6 +91,16 @@ RACE_SCENARIO(lost_update) = {
 	.name = "lost_update",
 	.summary = "READ_ONCE then WRITE_ONCE(+1) in two threads",
 	.expect = RACE_MUST_FAIL,
+	.verdict = "check",
+	.setup = zero,
+	RACE_THREADS(add_one, add_one),
+	.check = both_counted,
+};
+
+RACE_SCENARIO(lost_update_demo) = {
+	.name = "lost_update_demo",
+	.summary = "the lost update again, as a demo of test code",
+	.expect = RACE_DEMO,
 	.verdict = "check",
 	.setup = zero,
 	RACE_THREADS(add_one, add_one),
@@ -109,6 +142,105 @@ RACE_SCENARIO(flag_window) = {
 	.setup = zero,
 	RACE_THREADS(window, look),
 	.check = never_inside,
+};
+
+/*
+ * PCT's guarantee, measured.  setup() holds the gate, so T2 waits at
+ * spin_lock while T1 makes PCT_ALONE steps alone: steps without a choice,
+ * which PCT must not count.  Then T1 opens the gate and writes flag
+ * (1 then 0, or 1 then 2); T2 passes the gate and reads flag (once, or
+ * twice).  After the gate opens there are at most 4 (depth 2: 2 + 3
+ * steps) or 5 (depth 3: 2 + 4 steps) steps with a choice: k.
+ *
+ * pct_depth2's outcome, T2 reading 1, needs T1 to run first and to be
+ * preempted right after its first write: depth 2.  pct_depth3's, T2
+ * reading 1 then 2, needs one more preemption of T2 between its reads:
+ * depth 3.  PCT must see them in at least 1/(n k^(d-1)) of its
+ * executions: 1/(2*4) and 1/(2*5^2).
+ */
+#define PCT_ALONE	30
+
+static DEFINE_SPINLOCK(gate);
+static int r1, r2;		/* what T2 read, plain: for the witness */
+
+/* Everything to 0, the gate shut. */
+static void gate_shut(void)
+{
+	zero();
+	r1 = r2 = -1;
+	spin_lock_init(&gate);
+	spin_lock(&gate);		/* setup() runs alone: no point */
+}
+
+/* PCT_ALONE steps while T2 waits at the gate, then open it. */
+static void alone_then_open(void)
+{
+	int i;
+
+	for (i = 0; i < PCT_ALONE; i++)
+		race_point("alone");
+	spin_unlock(&gate);
+}
+
+/* T1 of pct_depth2: the window flag = 1 .. flag = 0. */
+static void opener_window(void)
+{
+	alone_then_open();
+	WRITE_ONCE(flag, 1);
+	WRITE_ONCE(flag, 0);
+}
+
+/* T1 of pct_depth3: flag = 1, then flag = 2. */
+static void opener_twice(void)
+{
+	alone_then_open();
+	WRITE_ONCE(flag, 1);
+	WRITE_ONCE(flag, 2);
+}
+
+/* T2: through the gate, then one look at flag. */
+static void gate_look_once(void)
+{
+	spin_lock(&gate);
+	spin_unlock(&gate);
+	r1 = READ_ONCE(flag);
+}
+
+/* T2: through the gate, then two looks at flag. */
+static void gate_look_twice(void)
+{
+	gate_look_once();
+	r2 = READ_ONCE(flag);
+}
+
+static bool saw_window(void)
+{
+	return r1 == 1;
+}
+
+static bool saw_both(void)
+{
+	return r1 == 1 && r2 == 2;
+}
+
+RACE_SCENARIO(pct_depth2) = {
+	.name = "pct_depth2",
+	.summary = "a depth-2 outcome after 30 steps without a choice",
+	.expect = RACE_MUST_HOLD,
+	.setup = gate_shut,
+	RACE_THREADS(opener_window, gate_look_once),
+	.witness = saw_window,
+	.outcome = "T2 reads flag between T1's two writes",
+};
+
+RACE_SCENARIO(pct_depth3) = {
+	.name = "pct_depth3",
+	.summary = "a depth-3 outcome after 30 steps without a choice",
+	.expect = RACE_MUST_HOLD,
+	.setup = gate_shut,
+	RACE_THREADS(opener_twice, gate_look_twice),
+	.witness = saw_both,
+	.outcome = "T2 reads 1, then 2: each look right after T1's write",
 };
 
 static DEFINE_SPINLOCK(lock_a);
@@ -178,11 +310,12 @@ struct item {
 
 static struct item *gp;
 
-/* One item, published at gp. */
+/* One item, published at gp; y cleared for the witness. */
 static void publish(void)
 {
 	struct item *it = kmalloc(sizeof(*it), GFP_KERNEL);
 
+	zero();
 	it->val = 42;
 	RCU_INIT_POINTER(gp, it);
 }
@@ -233,12 +366,20 @@ static void unpublish_now(void)
 	kfree(it);
 }
 
+/* Witness: the reader read the item (y is 0 until then). */
+static bool reader_saw_item(void)
+{
+	return y == 42;
+}
+
 RACE_SCENARIO(rcu_sync) = {
 	.name = "rcu_sync",
 	.summary = "unpublish, synchronize_rcu, kfree vs a reader",
 	.expect = RACE_MUST_HOLD,
 	.setup = publish,
 	RACE_THREADS(reader, unpublish_sync),
+	.witness = reader_saw_item,
+	.outcome = "the reader reads the item",
 	.bound = 3,
 };
 
@@ -248,7 +389,26 @@ RACE_SCENARIO(rcu_call) = {
 	.expect = RACE_MUST_HOLD,
 	.setup = publish,
 	RACE_THREADS(reader, unpublish_call),
+	.witness = reader_saw_item,
+	.outcome = "the reader reads the item",
 	.bound = 3,
+};
+
+/* Nothing published: gp stays NULL. */
+static void publish_nothing(void)
+{
+	zero();
+	gp = NULL;
+}
+
+RACE_SCENARIO(unpublished) = {
+	.name = "unpublished",
+	.summary = "a reader of a pointer nobody publishes: vacuous",
+	.expect = RACE_MUST_HOLD,
+	.setup = publish_nothing,
+	RACE_THREADS(reader, set_flag),
+	.witness = reader_saw_item,
+	.outcome = "the reader reads the item",
 };
 
 RACE_SCENARIO(rcu_no_grace) = {

@@ -6,10 +6,14 @@
 BIN are the race binaries of tests/race/ and of lab 1 (built against the
 solutions).  Every test runs a binary and asserts on its exit status and
 output, so each can fail: a reproducer that lost determinism, completeness,
-a model or an error message fails here.  No sleeps, no timing assertions.
-Standard library only.
+a model, PCT's guarantee, a witness or an error message fails here.  The
+Contract tests also build, with $CC (clang by default), a race binary of
+tests/race/refused_scenarios.c alone, and read its objects with nm.  No
+sleeps, no timing assertions.  Standard library only.
 """
 import argparse
+import glob
+import math
 import os
 import re
 import subprocess
@@ -33,6 +37,12 @@ def result(out):
                   out, re.M)
     assert m, "no RESULT line in:\n" + out
     return m.group(3), m.group(4), int(m.group(5))
+
+
+def result_file(path):
+    """The key=value lines of a --result FILE, as a dict."""
+    with open(path) as f:
+        return dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line)
 
 
 class Tmp(unittest.TestCase):
@@ -180,6 +190,7 @@ class Replay(Tmp):
 
 class Engine(unittest.TestCase):
     SLOW = ("no_point_loop",)   # the watchdog needs 3-4 s to call it a hang
+    UNMET = ("unpublished",)    # vacuous on purpose: test_vacuous runs it
 
     def test_dfs_complete(self):
         """2 threads x 3 steps: C(6,3) = 20 interleavings, each once."""
@@ -214,8 +225,8 @@ class Engine(unittest.TestCase):
         names = [l.split()[0] for l in out.splitlines() if l.strip()]
         self.assertGreaterEqual(len(names), 9, out)
         for name in names:
-            if name in Engine.SLOW:
-                continue        # test_oracle_messages runs it
+            if name in Engine.SLOW + Engine.UNMET:
+                continue        # test_oracle_messages, test_vacuous run them
             rc, out = run(SELF, "run", name)
             self.assertEqual((rc, result(out)[1]), (0, "yes"), name + ":\n" + out)
 
@@ -235,6 +246,164 @@ class Engine(unittest.TestCase):
             rc, out = run(SELF, "run", name)
             self.assertIn(text, out, name)
             self.assertEqual((rc, result(out)[1]), (0, "yes"), name + ":\n" + out)
+
+
+class Pct(Tmp):
+    """PCT's guarantee (Burckhardt et al., ASPLOS 2010): a bug of depth d is
+    hit by one execution with probability >= 1/(n k^(d-1)), n threads, k
+    steps with a choice.  pct_depth2 and pct_depth3 (race_selftest.c) have
+    n = 2 and k = 4 and 5, after 30 steps without a choice.  The seeds are
+    fixed, so the counts are too; the 3-sigma slack only absorbs the
+    sampling noise of a correct scheduler (measured: 480 of 4000 at depth
+    2, floor 437; 408 of 16000 at depth 3, floor 267).  Counting every step
+    as a change point, as the kit did before, gives k = 36 and 37 and only
+    41 of 4000 and 5 of 16000."""
+    SEEDS = (1, 2, 3, 4)
+
+    def hits(self, scenario, depth, executions):
+        """Executions that reached the scenario's outcome, over SEEDS."""
+        total = 0
+        for seed in self.SEEDS:
+            res = self.path("result")
+            rc, out = run(SELF, "run", scenario, "--strategy", "pct", "--seed",
+                          str(seed), "--depth", str(depth), "--max-exec",
+                          str(executions), "--result", res)
+            self.assertEqual(result_file(res)["executions"], str(executions), out)
+            yield out
+            total += int(result_file(res)["witnessed"])
+        self.total = total
+
+    def assert_bound(self, scenario, depth, k, executions):
+        for out in self.hits(scenario, depth, executions):
+            self.assertIn("k = %d steps with a choice" % k, out)
+        m, b = executions * len(self.SEEDS), 1.0 / (2 * k ** (depth - 1))
+        floor = m * b - 3 * math.sqrt(m * b * (1 - b))
+        self.assertGreaterEqual(self.total, floor,
+                                "%s: %d of %d executions, bound 1/(n k^(d-1)) = %g"
+                                % (scenario, self.total, m, b))
+
+    def test_depth_2(self):
+        self.assert_bound("pct_depth2", 2, 4, 1000)
+
+    def test_depth_3(self):
+        self.assert_bound("pct_depth3", 3, 5, 4000)
+
+    def test_depth_1_has_no_change_point(self):
+        """Without a change point the highest thread runs to its end: the
+        depth-2 outcome is never reached, and the result is vacuous."""
+        list(self.hits("pct_depth2", 1, 500))
+        self.assertEqual(self.total, 0)
+
+
+class Witness(Tmp):
+    def test_vacuous(self):
+        res = self.path("result")
+        rc, out = run(SELF, "run", "unpublished", "--result", res)
+        self.assertEqual((rc, result(out)[:2]), (1, ("vacuous", "no")), out)
+        self.assertIn("verdict: vacuous: in none of the 10 executions explored: "
+                      "the reader reads the item", out)
+        r = result_file(res)
+        self.assertEqual((r["got"], r["met"], r["witnessed"]), ("vacuous", "no", "0"))
+
+    def test_witness_counted(self):
+        res = self.path("result")
+        rc, out = run(SELF, "run", "rcu_sync", "--result", res)
+        self.assertEqual(rc, 0, out)
+        r = result_file(res)
+        self.assertTrue(0 < int(r["witnessed"]) < int(r["executions"]), r)
+        self.assertIn("witness: the reader reads the item: in %s of %s executions"
+                      % (r["witnessed"], r["executions"]), out)
+
+    def test_per_execution(self):
+        """A script in which the reader comes after the unpublish reaches
+        no outcome: one execution, vacuous; the other order is not."""
+        rc, out = run(SELF, "run", "rcu_call", "--script", "T2+ T1+ RCU+")
+        self.assertEqual((rc, result(out)[0]), (1, "vacuous"), out)
+        rc, out = run(SELF, "run", "rcu_call", "--script", "T1+ T2+ RCU+")
+        self.assertEqual((rc, result(out)[0]), (0, "none"), out)
+
+
+class Demo(unittest.TestCase):
+    def test_listed_and_runnable(self):
+        rc, out = run(SELF, "list")
+        self.assertRegex(out, r"(?m)^lost_update_demo +demo:check  the lost update")
+        for line in out.splitlines():
+            self.assertRegex(line, r"^\S+ +(must-hold|must-fail:\S+|demo:\S+)  \S")
+        rc, out = run(SELF, "run", "lost_update_demo")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("RESULT lost_update_demo expect=demo got=check met=yes", out)
+
+
+class Contract(unittest.TestCase):
+    """The hook contract and the reproducer's names, from the sources."""
+    HOOKS = os.path.join(ROOT, "common", "race_hooks.h")
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        cc = os.environ.get("CC") or "clang"
+        srcs = [os.path.relpath(f, ROOT) for f in
+                glob.glob(os.path.join(ROOT, "common", "*.c"))
+                + glob.glob(os.path.join(ROOT, "common", "race", "*.c"))
+                + [os.path.join(ROOT, "tests", "race", "refused_scenarios.c")]]
+        jobs, cls.race_objs = [], []
+        for src in srcs:
+            obj = os.path.join(cls.dir.name, src.replace(os.sep, "_") + ".o")
+            jobs.append(subprocess.Popen(
+                [cc, "-std=gnu11", "-O0", "-pthread", "-Wall", "-Wextra", "-Werror",
+                 "-Icommon", "-DCONFIG_RACE_HARNESS", "-c", src, "-o", obj], cwd=ROOT))
+            if src.startswith(os.path.join("common", "race", "")):
+                cls.race_objs.append(obj)
+        assert all(j.wait() == 0 for j in jobs), "compiling the refused binary failed"
+        cls.refused = os.path.join(cls.dir.name, "race")
+        subprocess.run([cc, "-pthread", "-o", cls.refused]
+                       + glob.glob(os.path.join(cls.dir.name, "*.o"))
+                       + ["-lurcu-memb"], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def test_refused_at_startup(self):
+        src = "tests/race/refused_scenarios.c"
+        for cmd in (["list"], ["run", "fails_anyhow"], ["replay", "x.sched"]):
+            rc, out = run(self.refused, *cmd)
+            self.assertEqual(rc, 2, out)
+            self.assertIn("race: 5 scenario(s) refused", out)
+        for name, kind, why in (
+                ("fails_anyhow", "must-fail", "no .verdict: pin the verdict"),
+                ("demo_anyhow", "demo", "no .verdict: pin the verdict"),
+                ("holds_blindly", "must-hold", "no .witness and .outcome"),
+                ("holds_and_fails", "must-hold", ".verdict is set, but a must-hold"),
+                ("lonely", "must-fail", "needs 2 to 4 thread functions")):
+            self.assertRegex(out, r"(?m)^race: %s:\d+: scenario %s \(%s\): %s"
+                             % (re.escape(src), name, kind, re.escape(why)))
+
+    def test_exported_names_are_prefixed(self):
+        """The race binary links student code: the reproducer exports only
+        race_* names (and main, and ASan's options hook)."""
+        p = subprocess.run(["nm", "-g", "--defined-only"] + self.race_objs,
+                           stdout=subprocess.PIPE, check=True)
+        names = {l.split()[-1] for l in p.stdout.decode().splitlines()
+                 if len(l.split()) == 3}
+        self.assertGreater(len(names), 50)
+        self.assertEqual({n for n in names if not n.startswith("race_")},
+                         {"main", "__asan_default_options"})
+
+    def test_every_hook_has_a_stub(self):
+        text = open(self.HOOKS).read()
+        harness, stubs = text.split("#else /* !CONFIG_RACE_HARNESS")
+        harness = harness.split("#ifdef CONFIG_RACE_HARNESS", 1)[1]
+        declared = set(re.findall(r"(?m)^[a-z][\w ]*?\b(race_\w+)\(", harness))
+        stubbed = set(re.findall(r"static inline [\w ]+?\b(race_\w+)\(", stubs))
+        self.assertGreaterEqual(len(declared), 12, declared)
+        self.assertEqual(declared, stubbed)
+
+    def test_no_harness_config_in_common(self):
+        """Only race_hooks.h knows which backend is built."""
+        found = [f for f in glob.glob(os.path.join(ROOT, "common", "*.[ch]"))
+                 if "CONFIG_RACE_HARNESS" in open(f).read()]
+        self.assertEqual([os.path.basename(f) for f in found], ["race_hooks.h"])
 
 
 def main():

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fdtable_locked.c - the 2.6.6 lookups, before the 2004 patch: fget() and
- * fget_light() find the file and take the reference under file_lock.
- * Given code.
+ * fget_locked_given.c - GIVEN: the 2.6.6 lookups, before the 2004 patch:
+ * fget() and fget_light() find the file and take the reference under
+ * file_lock.
  *
  * Built only with -DCONFIG_FDTABLE_LOCKED (the benchmark's "locked"
  * variant, never the lab's own builds): then these definitions replace
  * fget.c's, which fdtable.h declares weak.  Same API, same contracts,
- * except that these take the lock.  Include this file before any other
- * that includes fdtable.h when files are compiled together.
+ * except that these take the lock.
  */
 #ifdef CONFIG_FDTABLE_LOCKED
 #define FDTABLE_LOCKED_FGET	/* these definitions are the strong ones */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * file.c - struct file: allocation, the last fput, reads.  Given code.
+ * file_given.c - GIVEN: struct file's allocation, its last fput, reads.
+ *
+ * Read it, do not edit it: your code calls get_file_rcu() and fput().
  *
  * Files come from one kmem_cache, "filp" (the kernel's filp_cachep), made
  * on first use.  fput() is the 2004 patch's: the put that reaches 0 frees

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * objects.c - the objects of an execution, as the reproducer sees them.
+ *
+ * The slab tells of every allocation and free (race_obj_alloc,
+ * race_obj_free in race_hooks.h); this file keeps its own record: obj#N in
+ * allocation order (restarting at 1 with every execution), the size and
+ * cache, who allocated it, and who freed it, at which step.  Nothing here
+ * asks the slab anything.
+ *
+ * Memory that is freed and handed out again gets a new record: a lookup
+ * takes the newest record that contains the address, so a reused object
+ * is named by its new id, and the old record still says who freed the old
+ * one.  An access through a primitive to a freed object is a
+ * use-after-free, unless its cache is SLAB_TYPESAFE_BY_RCU, whose freed
+ * memory stays an object of the same type.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "race/sched.h"
+#include "race_hooks.h"
+
+struct race_obj {
+	const char *start;
+	size_t size;
+	const char *cache, *alloc_fn;
+	unsigned long id;
+	bool typesafe, freed;
+	int free_thread;		/* 0: outside the threads */
+	long free_step;
+	const char *free_fn, *free_file;
+	int free_line;
+};
+
+static struct race_obj *objs;
+static long nr_objs, cap_objs;
+
+/** race_objects_reset - forget every object: ids restart at obj#1 */
+void race_objects_reset(void)
+{
+	nr_objs = 0;
+}
+
+/* A new record at the end of the table; abort if memory is exhausted. */
+static struct race_obj *new_record(void)
+{
+	if (nr_objs == cap_objs) {
+		cap_objs = cap_objs ? 2 * cap_objs : 64;
+		objs = realloc(objs, cap_objs * sizeof(*objs));
+		if (!objs)
+			abort();
+	}
+	return memset(&objs[nr_objs++], 0, sizeof(*objs));
+}
+
+/** race_obj_find - the newest object that contains @addr, or NULL */
+const struct race_obj *race_obj_find(const volatile void *addr)
+{
+	const char *a = (const char *)addr;
+	long i;
+
+	for (i = nr_objs - 1; i >= 0; i--)
+		if (a >= objs[i].start && a < objs[i].start + objs[i].size)
+			return &objs[i];
+	return NULL;
+}
+
+/** race_obj_id - N of obj#N */
+unsigned long race_obj_id(const struct race_obj *o)
+{
+	return o->id;
+}
+
+/** race_obj_offset - where @addr lies in @o */
+long race_obj_offset(const struct race_obj *o, const volatile void *addr)
+{
+	return (const char *)addr - o->start;
+}
+
+/* The slab handed out @obj: a new record, the next id. */
+void race_obj_alloc(const void *obj, size_t size, const char *cache,
+		    bool typesafe, const char *fn)
+{
+	struct race_obj *o = new_record();
+
+	o->start = obj;
+	o->size = size;
+	o->cache = cache;
+	o->typesafe = typesafe;
+	o->alloc_fn = fn;
+	o->id = nr_objs;
+}
+
+/* "freed by T2 at step 14 in cache_obj_release (cache.c:31)" */
+static void freed_by(const struct race_obj *o, char *buf, size_t len)
+{
+	char who[16];
+
+	if (!o->free_thread) {
+		snprintf(buf, len, "freed outside the threads (setup or "
+			 "teardown) in %s (%s:%d)", o->free_fn, o->free_file,
+			 o->free_line);
+		return;
+	}
+	snprintf(buf, len, "freed by %s at step %ld in %s (%s:%d)",
+		 race_thread_name(o->free_thread, who, sizeof(who)),
+		 o->free_step, o->free_fn, o->free_file, o->free_line);
+}
+
+/**
+ * race_obj_check_access - end the search if @addr, which thread @t is
+ * about to access, lies in a freed object (type-stable memory excepted)
+ */
+void race_obj_check_access(const struct race_thread *t,
+			   const volatile void *addr)
+{
+	const struct race_obj *o = addr ? race_obj_find(addr) : NULL;
+	char freer[256];
+
+	if (!o || !o->freed || o->typesafe)
+		return;
+	freed_by(o, freer, sizeof(freer));
+	race_fail("use-after-free", "%s.%s on obj#%lu (%s, %zu bytes, +%ld) %s",
+		  t->fn, t->what, o->id, o->cache, o->size,
+		  race_obj_offset(o, addr), freer);
+}
+
+/* Remember who frees @o, and when. */
+static void record_free(struct race_obj *o, const char *fn, const char *file,
+			int line)
+{
+	struct race_thread *t = race_self();
+
+	o->freed = true;
+	o->free_fn = fn;
+	o->free_file = file;
+	o->free_line = line;
+	o->free_thread = t ? t->id : 0;
+	o->free_step = t && t->step ? t->step - race_sh->steps + 1 : -1;
+}
+
+/*
+ * A point before a free ("<fn>.kfree"); a second free of the same object
+ * is a double-free, named with the first.
+ */
+void race_obj_free(const void *obj, const char *fn, const char *file,
+		   int line)
+{
+	struct race_thread *t = race_self();
+	struct race_obj *o;
+	char freer[256];
+
+	if (t)
+		race_sched_point(NULL, fn, "kfree", obj);
+	o = (struct race_obj *)race_obj_find(obj);
+	if (!o || o->start != (const char *)obj)
+		return;		/* not an object of this execution: the slab says */
+	if (o->freed) {
+		freed_by(o, freer, sizeof(freer));
+		race_fail("double-free", "%s.kfree frees obj#%lu (%s, %zu bytes) "
+			  "a second time: %s", fn, o->id, o->cache, o->size,
+			  freer);
+	}
+	record_free(o, fn, file, line);
+}
+
+/**
+ * race_objects_live - objects of this execution not freed
+ * @names: filled with "obj#2 (object, 32 bytes, from objtable_insert), ..."
+ */
+long race_objects_live(char *names, size_t len)
+{
+	long i, live = 0;
+	size_t n = 0;
+
+	names[0] = 0;
+	for (i = 0; i < nr_objs; i++) {
+		if (objs[i].freed)
+			continue;
+		if (++live <= 4 && n < len)
+			n += snprintf(names + n, len - n, "%sobj#%lu (%s, %zu "
+				      "bytes, from %s)", live > 1 ? ", " : "",
+				      objs[i].id, objs[i].cache, objs[i].size,
+				      objs[i].alloc_fn);
+	}
+	return live;
+}

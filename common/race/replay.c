@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * replay.c - following a schedule: the immediate replay of a failure just
+ * found, and `race replay FILE`.
+ *
+ * A replay is a search with the script strategy and one execution, in a
+ * fresh child process.  It must meet the same steps (thread, label, object
+ * and value, as the schedule file records them) and end in the same
+ * verdict; with --times N, N replays must be the same text byte for byte.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "race/sched.h"
+#include "race/strategy.h"
+
+/* The steps of @steps as script tokens that force the same interleaving. */
+static void tokens_from_steps(const struct race_step *steps, long n)
+{
+	long i;
+
+	free(race_opt.tokens);
+	race_opt.tokens = calloc(n + 1, sizeof(*race_opt.tokens));
+	race_opt.nr_tokens = n;
+	for (i = 0; i < n; i++) {
+		race_opt.tokens[i].thread = steps[i].thread;
+		race_opt.tokens[i].mode = RACE_TOK_ONE;
+		race_opt.tokens[i].line = i + 1;
+		snprintf(race_opt.tokens[i].label, RACE_LABEL_LEN, "%s.%s",
+			 steps[i].fn, steps[i].what);
+	}
+}
+
+/**
+ * race_steps_compare - compare the execution in race_sh with @lines
+ *
+ * Returns 0 if every recorded line recurs, -1 with @msg saying where not.
+ */
+int race_steps_compare(char **lines, long n, char *msg, size_t len)
+{
+	char got[256];
+	long i;
+
+	for (i = 0; i < n; i++) {
+		if (!lines[i])
+			continue;
+		if (i >= race_sh->nr_steps) {
+			snprintf(msg, len, "diverged at step %ld: recorded '%s', "
+				 "but the replay ended after %ld steps", i + 1,
+				 lines[i], race_sh->nr_steps);
+			return -1;
+		}
+		race_step_line(&race_sh->steps[i], i + 1, got, sizeof(got));
+		if (strcmp(got, lines[i])) {
+			snprintf(msg, len, "diverged at step %ld: recorded '%s', "
+				 "replayed '%s'", i + 1, lines[i], got);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* "step ..." lines of the @n steps at @steps, allocated. */
+static char **step_lines(const struct race_step *steps, long n)
+{
+	char **lines = calloc(n + 1, sizeof(char *)), buf[256];
+	long i;
+
+	for (i = 0; i < n; i++) {
+		race_step_line(&steps[i], i + 1, buf, sizeof(buf));
+		lines[i] = strdup(buf);
+	}
+	return lines;
+}
+
+/**
+ * race_replay_check - replay the failure in race_sh once more, from its
+ * own steps, and say whether it recurred
+ *
+ * race_sh and race_opt are the first search's again when it returns.
+ */
+void race_replay_check(void)
+{
+	long n = race_sh->nr_steps, i;
+	struct race_step *copy = malloc((n + 1) * sizeof(*copy));
+	char **lines = step_lines(race_sh->steps, n);
+	char kind[32], msg[RACE_MSG_LEN];
+	struct race_options saved = race_opt;
+	struct race_shared head = *race_sh;
+
+	memcpy(copy, race_sh->steps, n * sizeof(*copy));
+	snprintf(kind, sizeof(kind), "%s", race_sh->kind);
+	tokens_from_steps(copy, n);
+	race_opt.strategy = &race_script;
+	race_opt.max_executions = 1;
+	race_search();
+	if (race_steps_compare(lines, n, msg, sizeof(msg)))
+		printf("replay: NONDETERMINISTIC: %s\n", msg);
+	else if (strcmp(kind, race_sh->kind))
+		printf("replay: NONDETERMINISTIC: the same %ld steps ended in "
+		       "'%s', not '%s'\n", n, race_sh->kind[0] ? race_sh->kind :
+		       "no verdict", kind);
+	else
+		printf("replay: the same %ld steps and verdict, at once\n", n);
+	/* the report above is the first run's: put its steps back */
+	*race_sh = head;
+	memcpy(race_sh->steps, copy, n * sizeof(*copy));
+	race_opt = saved;
+	for (i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	free(copy);
+}
+
+/* FNV-1a of the execution's step lines and verdict. */
+static unsigned long long trace_hash(void)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;
+	char line[RACE_MSG_LEN + 64];
+	const char *p;
+	long i;
+
+	for (i = 0; i <= race_sh->nr_steps; i++) {
+		if (i < race_sh->nr_steps)
+			race_step_line(&race_sh->steps[i], i + 1, line,
+				       sizeof(line));
+		else
+			snprintf(line, sizeof(line), "%s %s", race_sh->kind,
+				 race_sh->message);
+		for (p = line; *p; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/*
+ * Read @file (twice: the header names the scenario, whose threads the
+ * steps are checked against).  Exits 2 if it is malformed.
+ */
+static const struct race_scenario *load_schedfile(const char *file,
+						  const char *scenario,
+						  struct race_schedfile *sf)
+{
+	const struct race_scenario *sc = NULL;
+	char err[512];
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		if (race_schedfile_read(file, sf, pass ? race_nr_workers() : 0,
+					err, sizeof(err))) {
+			fprintf(stderr, "race: %s: %s\n", file, err);
+			exit(2);
+		}
+		if (scenario)
+			snprintf(sf->scenario, sizeof(sf->scenario), "%s",
+				 scenario);
+		if (!sf->scenario[0]) {
+			fprintf(stderr, "race: %s: no 'scenario NAME' line, and "
+				"no --scenario\n", file);
+			exit(2);
+		}
+		if (pass)
+			break;
+		sc = race_scenario_select(sf->scenario);
+	}
+	return sc;
+}
+
+/* Replay @times times (at least once); returns how many were identical to
+ * the first, byte for byte.  race_sh holds the last. */
+static long replay_times(long times)
+{
+	unsigned long long first = 0, h;
+	long i, same = 0;
+
+	for (i = 0; i < (times ? times : 1); i++) {
+		race_search();
+		h = trace_hash();
+		if (!i)
+			first = h;
+		same += h == first;
+	}
+	return same;
+}
+
+/* Whether the replay in race_sh followed @sf's steps; says where not. */
+static bool followed(const struct race_schedfile *sf)
+{
+	char msg[RACE_MSG_LEN];
+
+	if (race_sh->state == RACE_RUN_FAIL && !strcmp(race_sh->kind, "diverged"))
+		return false;	/* the verdict printed says where */
+	if (!race_steps_compare(sf->step_lines, sf->nr_step_lines, msg,
+				sizeof(msg)))
+		return true;
+	printf("%s\n", msg);
+	return false;
+}
+
+/* The timeline of the replay in race_sh, and its verdict. */
+static void print_replay(const char *file, const struct race_scenario *sc)
+{
+	printf("== replay of %s: scenario %s\n", file, sc->name);
+	race_timeline_print(stdout, race_sh);
+	if (race_sh->state == RACE_RUN_FAIL)
+		race_print_verdict();
+	else
+		printf("verdict: none (every thread finished, the checks "
+		       "held)\n");
+}
+
+/**
+ * race_cmd_replay - race replay: follow a schedule file
+ * @scenario: overrides the file's scenario line; @expect its result line
+ * @times:    replay that many times and compare (0: once)
+ * @result_file: where to write the result file, or NULL
+ *
+ * Returns 0 iff the expected result recurred, the recorded steps recurred
+ * and every replay was byte-identical; exits 2 for a malformed file.
+ */
+int race_cmd_replay(const char *file, const char *scenario, const char *expect,
+		    long times, int quiet, const char *result_file)
+{
+	struct race_schedfile sf;
+	const struct race_scenario *sc = load_schedfile(file, scenario, &sf);
+	char nr[32], identical[32], steps[32];
+	const char *got;
+	long same;
+	bool ok;
+
+	race_opt.strategy = &race_script;
+	race_opt.max_executions = 1;
+	race_opt.tokens = sf.tokens;
+	race_opt.nr_tokens = sf.nr_tokens;
+	if (sf.build[0] && strcmp(sf.build, race_build_id()) && !quiet)
+		printf("note: recorded by build %s, this is build %s: the code "
+		       "may have changed\n", sf.build, race_build_id());
+	same = replay_times(times);
+	if (!quiet)
+		print_replay(file, sc);
+	ok = followed(&sf);
+	expect = expect ? expect : sf.result[0] ? sf.result : "none";
+	got = race_sh->state == RACE_RUN_FAIL ? race_sh->kind : "none";
+	if (strcmp(expect, got)) {
+		printf("replay: expected result '%s', got '%s'\n", expect, got);
+		ok = false;
+	}
+	if (times) {
+		printf("replays: %ld, byte-identical to the first: %ld\n",
+		       times, same);
+		ok &= same == times;
+	}
+	printf("REPLAY %s expect=%s got=%s ok=%s\n", sc->name, expect, got,
+	       ok ? "yes" : "no");
+	snprintf(nr, sizeof(nr), "%ld", times ? times : 1);
+	snprintf(identical, sizeof(identical), "%ld", same);
+	snprintf(steps, sizeof(steps), "%ld", race_sh->nr_steps);
+	race_result_write(result_file, "command", "replay", "scenario",
+			  sc->name, "expect", expect, "got", got, "ok",
+			  ok ? "yes" : "no", "replays", nr, "identical",
+			  identical, "steps", steps,
+			  "message", race_sh->state == RACE_RUN_FAIL ?
+			  race_sh->message : "", NULL);
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,24 @@
+# labs/lab1-kref/lab.mk -- lab 1's manifest: what the kit builds, runs and
+# grades for this lab.  The format is in docs/design.md, "The lab manifest";
+# the folder is where this file is, the lab's number the N of its labN-.
+lab.title     := kref and its race
+
+# The files the student edits (solutions/lab1-kref/ holds exactly these),
+# and the given code linked with them, from this folder.
+lab.edit      := kref.c cache.c race.sched
+lab.given     := cache_given.c
+
+# The tests it runs (folders under tests/), its include path beyond its own
+# folder (other labs' folders), and its extra CFLAGS.
+lab.tests     := lab1
+lab.include   :=
+lab.cflags    :=
+
+# Exercises graded by replay: the student's schedule must drive the
+# scenario to the verdict, at the step whose label starts with "at".
+lab.exercises := race.sched
+lab.exercise.race.sched := scenario=lookup_unlocked_vs_remove \
+	verdict=use-after-free at=kref_get.inc
+
+# Points of each graded part.
+lab.points    := unit-plain=30 unit-asan=20 tsan=20 race=30

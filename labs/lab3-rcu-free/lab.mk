@@ -1,0 +1,9 @@
+# labs/lab3-rcu-free/lab.mk -- lab 3's manifest (docs/design.md, "The lab
+# manifest").  Its refcount_t is its own given refcount.h, on common/'s
+# atomic_inc_not_zero(): no other lab's folder is on its include path
+# (lab.include, lab.cflags and lab.exercises are empty).
+lab.title     := RCU-deferred freeing
+lab.edit      := objtable.c
+lab.given     := objtable_given.c
+lab.tests     := lab3
+lab.points    := unit-plain=30 unit-asan=20 tsan=20 race=30

@@ -1,0 +1,49 @@
+"""kit.limits - every time limit and cap of the kit's tools, in one place.
+
+Each can be changed from the environment (the name in brackets); docs/
+instructor.md, "Limits", lists them.  Seconds unless said otherwise.
+"""
+import os
+
+
+def _setting(name, default):
+    value = os.environ.get(name)
+    return int(value) if value and value.isdigit() else default
+
+
+# One Criterion test; tests/criterion_timeout.c applies it to every test that
+# sets no .timeout of its own (the stress tests set 60).
+TEST_TIMEOUT = _setting("KIT_TEST_TIMEOUT", 10)
+# A whole Criterion binary (a backstop: the per-test limits end it first).
+UNIT_TIMEOUT = _setting("KIT_UNIT_TIMEOUT", 180)
+# One run of one TSan case.
+TSAN_TIMEOUT = _setting("KIT_TSAN_TIMEOUT", 60)
+# One race scenario explored, or one schedule replayed.
+RACE_TIMEOUT = _setting("KIT_RACE_TIMEOUT", 240)
+# One make invocation that builds (make check's rows, the mutants).
+MAKE_TIMEOUT = _setting("KIT_MAKE_TIMEOUT", 600)
+# CPU seconds any one child may burn (RLIMIT_CPU), whatever its wall time.
+CPU_LIMIT = _setting("KIT_CPU_LIMIT", 600)
+# Output kept of one child, in bytes: its first and last halves.
+OUTPUT_CAP = _setting("KIT_OUTPUT_CAP", 4 << 20)
+
+# How many times a TSan case runs in a grade: a "race" case passes at the
+# first run that reports it, a "clean" case must be clean in every run.
+TSAN_RACE_RUNS = 3
+TSAN_CLEAN_RUNS = 3
+# make check's proof of the TSan annotations: every run must give the
+# case's verdict.
+TSAN_PROOF_RUNS = 5
+
+
+def table():
+    """[(name, value, what)] of the settings, for docs and --limits."""
+    return [
+        ("KIT_TEST_TIMEOUT", TEST_TIMEOUT, "s, one Criterion test without its own .timeout"),
+        ("KIT_UNIT_TIMEOUT", UNIT_TIMEOUT, "s, one Criterion binary"),
+        ("KIT_TSAN_TIMEOUT", TSAN_TIMEOUT, "s, one run of one TSan case"),
+        ("KIT_RACE_TIMEOUT", RACE_TIMEOUT, "s, one race scenario or replay"),
+        ("KIT_MAKE_TIMEOUT", MAKE_TIMEOUT, "s, one build"),
+        ("KIT_CPU_LIMIT", CPU_LIMIT, "CPU s, any one child"),
+        ("KIT_OUTPUT_CAP", OUTPUT_CAP, "bytes of output kept per child"),
+    ]

@@ -1,0 +1,184 @@
+"""kit.proc - run a child process so that nothing it does can hang a tool.
+
+run() starts the command in a process group of its own, with CPU-time and
+core-dump limits, reads its output (stdout and stderr together) with a
+wall-clock deadline, keeps at most OUTPUT_CAP bytes of it (the first and the
+last halves), and kills the whole group when the deadline passes and again
+when the command ends, so that no process it started is left running.  It
+never waits on a pipe that an escaped grandchild holds open for longer than
+DRAIN seconds.
+"""
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import time
+
+from . import ROOT, limits
+
+DRAIN = 2.0             # s to read what is left after the command ended
+MAKE_VARS = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")
+
+
+class Result:
+    """What a command did.
+
+    rc         its exit status (negative: the signal that killed it), or
+               None if it could not be started
+    out        its output, stdout and stderr interleaved, as text
+    timed_out  the deadline passed and the group was killed
+    truncated  bytes left out of @out (its middle)
+    seconds    wall time
+    error      why it could not be started, or None
+    """
+
+    def __init__(self, rc, out, timed_out=False, truncated=0, seconds=0.0,
+                 error=None):
+        self.rc, self.out, self.timed_out = rc, out, timed_out
+        self.truncated, self.seconds, self.error = truncated, seconds, error
+
+    @property
+    def ok(self):
+        return self.rc == 0 and not self.timed_out
+
+    def status(self):
+        """'exit N', 'killed by SIGX', 'TIMEOUT after Ns' or the error."""
+        if self.error:
+            return self.error
+        if self.timed_out:
+            return "TIMEOUT after %.0fs" % self.seconds
+        if self.rc is not None and self.rc < 0:
+            return "killed by %s" % signal.Signals(-self.rc).name
+        return "exit %s" % self.rc
+
+    def tail(self, n):
+        """The last @n non-empty lines of the output."""
+        return [l for l in self.out.splitlines() if l.strip()][-n:]
+
+
+class _Capture:
+    """The first and the last cap/2 bytes of a stream."""
+
+    def __init__(self, cap):
+        self.half, self.head, self.tail, self.dropped = cap // 2, b"", b"", 0
+
+    def add(self, data):
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        self.tail += data
+        if len(self.tail) > self.half:
+            self.dropped += len(self.tail) - self.half
+            self.tail = self.tail[-self.half:]
+
+    def text(self):
+        gap = b"\n[... %d bytes left out ...]\n" % self.dropped if self.dropped else b""
+        return (self.head + gap + self.tail).decode("utf-8", "replace")
+
+
+def _limit_child(cpu):
+    """In the child, before exec: no core files, at most @cpu CPU seconds."""
+    def apply():
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if cpu:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    return apply
+
+
+def _kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run(cmd, timeout, env=None, cwd=ROOT, cap=None, cpu=None):
+    """Run @cmd (a list) for at most @timeout seconds; return a Result.
+
+    @env: the environment (default: this process's); @cap: bytes of output
+    kept (default limits.OUTPUT_CAP); @cpu: CPU seconds (default
+    limits.CPU_LIMIT, 0 for none).
+    """
+    start = time.monotonic()
+    try:
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             start_new_session=True,
+                             preexec_fn=_limit_child(limits.CPU_LIMIT if cpu is None else cpu))
+    except OSError as e:
+        return Result(None, "", error="cannot run %s: %s" % (cmd[0], e.strerror))
+    out = _Capture(cap or limits.OUTPUT_CAP)
+    fd = p.stdout.fileno()
+    os.set_blocking(fd, False)
+    sel = selectors.DefaultSelector()
+    sel.register(fd, selectors.EVENT_READ)
+    deadline, drain_until, timed_out = start + timeout, None, False
+    while True:
+        now = time.monotonic()
+        if drain_until is None:
+            if p.poll() is not None:
+                _kill_group(p.pid)          # whatever it left behind
+                drain_until = now + DRAIN
+            elif now >= deadline:
+                _kill_group(p.pid)
+                timed_out, drain_until = True, now + DRAIN
+        elif now >= drain_until:
+            break
+        if not sel.select(0.1):
+            continue
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            continue
+        if not data:
+            if drain_until is None:         # closed its output, still running
+                sel.unregister(fd)
+                sel.close()
+                return _finish(p, out, start, deadline)
+            break
+        out.add(data)
+    sel.close()
+    p.stdout.close()
+    p.wait()
+    return Result(p.returncode, out.text(), timed_out, out.dropped,
+                  time.monotonic() - start)
+
+
+def _finish(p, out, start, deadline):
+    """The command closed its output but runs on: wait until the deadline."""
+    timed_out = False
+    try:
+        p.wait(max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    _kill_group(p.pid)
+    p.wait()
+    p.stdout.close()
+    return Result(p.returncode, out.text(), timed_out, out.dropped,
+                  time.monotonic() - start)
+
+
+def clean_env(**extra):
+    """This environment without the calling make's variables (a child make
+    must not inherit its jobserver or its command-line overrides), plus
+    @extra."""
+    env = {k: v for k, v in os.environ.items() if k not in MAKE_VARS}
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def make(targets, impl=None, build=None, jobs=None, timeout=None, extra=()):
+    """Run make in the kit's root: make [-jN] [IMPL=] [BUILD=] EXTRA TARGETS."""
+    cmd = ["make", "--no-print-directory"]
+    if jobs:
+        cmd.append("-j%d" % jobs)
+    if impl:
+        cmd.append("IMPL=" + impl)
+    if build:
+        cmd.append("BUILD=" + build)
+    env = clean_env()
+    env.pop("IMPL", None)       # a row names its tree, or means the default
+    return run(cmd + list(extra) + list(targets), timeout or limits.MAKE_TIMEOUT,
+               env=env, cpu=0)
