@@ -30,6 +30,9 @@
  *                            close(0) [T1 holds A's last reference]
  *   cloexec_vs_expand        get_close_on_exec(3) against the growth
  *                            [they overlap]
+ *   fcheck_vs_grow           the bare lock-free reads against a bare growth:
+ *                            the patch's barriers; runs in the weak memory
+ *                            mode once the reproducer has one [overlap]
  * Demos, historical (test-local code built on your fcheck_files; listed
  * and runnable, not graded):
  *   unlocked_266_fget        2.6.6's fget with spin_lock turned into
@@ -58,6 +61,8 @@ static struct inode ino = { 5, INO_SIZE, ino_data };
 static struct files_struct *files, *child;
 static struct file *fds[16];	/* setup's files, by fd */
 static struct file *newfile;	/* what a thread installs */
+static struct file *seen3, *seen8;	/* fcheck_vs_grow's reads */
+static int cloexec_seen;
 static struct file *got;	/* T1's result, held until teardown */
 static int ret1, ret2;		/* the threads' return values */
 static int count_seen;		/* T2's file_count() after its close */
@@ -90,7 +95,8 @@ static void setup_open(int n)
 	files = files_alloc();
 	BUG_ON(!files);
 	child = NULL;
-	newfile = got = NULL;
+	newfile = got = seen3 = seen8 = NULL;
+	cloexec_seen = 0;
 	ret1 = ret2 = count_seen = insane = count_held = 0;
 	other_state = seen_before = seen_after = 0;
 	for (int i = 0; i < n; i++) {
@@ -597,6 +603,70 @@ RACE_SCENARIO(cloexec_vs_expand) = {
 	.bound    = 2,
 };
 
+/* --- the barriers: the bare lock-free reads against a bare growth ------ */
+
+/* T1: fds 3 and 8 and fd 3's flag, read lock-free, in one section. */
+static void read_3_8_flag(void)
+{
+	mine_begins();
+	rcu_read_lock();
+	seen3 = fcheck_files(files, 3);
+	seen8 = fcheck_files(files, 8);
+	cloexec_seen = get_close_on_exec(files, 3);
+	rcu_read_unlock();
+	mine_ends();
+}
+
+/* T2: grow the table 8 -> 16 and its bitmaps, install nothing. */
+static void grow_only(void)
+{
+	other_begins();
+	spin_lock(&files->file_lock);
+	ret2 = expand_files(files, 8);
+	spin_unlock(&files->file_lock);
+	other_ends();
+}
+
+static const char *reads_consistent(void)
+{
+	if (ret2 != 1)
+		return "T2's expand_files(8) on an 8-fd table did not report a growth";
+	if (seen3 != fds[3])
+		return "T1's fcheck_files(3) missed fd 3's file: it read a new array "
+		       "before the copy into it (the first smp_wmb, in "
+		       "rcu_assign_pointer)";
+	if (seen8)
+		return "T1's fcheck_files(8) found a file where none was installed";
+	if (cloexec_seen != 1)
+		return "T1's get_close_on_exec(3) missed the flag set all along";
+	return NULL;
+}
+
+/*
+ * The message-passing shape of the patch, with nothing else around it.
+ * Under today's sequentially consistent executions it checks the order of
+ * the stores (the array before its size).  It is the scenario the barrier
+ * bugs need, and they show only in the weak memory mode (issue 10), which
+ * this scenario asks for as soon as scenario.h offers it: then it catches
+ * tests/mutants/lab5-fdtable/weak/ (a missing smp_wmb, a missing smp_rmb).
+ * RACE_MEMORY_WEAK and .memory are placeholders for that API.
+ */
+RACE_SCENARIO(fcheck_vs_grow) = {
+	.name     = "fcheck_vs_grow",
+	.summary  = "fcheck_files(3), (8), get_close_on_exec(3) against a bare growth",
+	.expect   = RACE_MUST_HOLD,
+#ifdef RACE_MEMORY_WEAK
+	.memory   = RACE_MEMORY_WEAK,	/* WAITING FOR THE WEAK MODE */
+#endif
+	.setup    = setup_cloexec,
+	RACE_THREADS(read_3_8_flag, grow_only),
+	.check    = reads_consistent,
+	.witness  = overlapped,
+	.outcome  = "T1's reads run while T2 grows the table",
+	.teardown = teardown,
+	.bound    = 2,
+};
+
 /* --- historical bugs, on purpose --------------------------------------- */
 
 /*
@@ -676,59 +746,3 @@ RACE_SCENARIO(no_recheck_vs_reuse) = {
 	.teardown = teardown,
 	.bound    = 2,
 };
-
-/*
- * --- WAITING FOR THE WEAK MEMORY MODE (issue 10): not compiled yet ----
- *
- * The fd-table patch's barrier bugs (a missing smp_wmb between the copy
- * and the pointer, or between the pointer and max_fds; a missing smp_rmb
- * in the reader) are invisible in the sequentially consistent executions
- * above.  These scenarios are the same programs run in the weak mode; they
- * catch tests/mutants/lab5-fdtable/weak/.  They compile once scenario.h
- * offers the mode; adjust the field and constant names to the API that
- * lands (RACE_MEMORY_WEAK, .memory are placeholders).
- */
-#ifdef RACE_MEMORY_WEAK
-RACE_SCENARIO(fget_vs_expand_weak) = {
-	.name     = "fget_vs_expand_weak",
-	.summary  = "weak memory: fget(3) against the growth (the copy before the pointer)",
-	.expect   = RACE_MUST_HOLD,
-	.memory   = RACE_MEMORY_WEAK,
-	.setup    = setup_eight,
-	RACE_THREADS(fget3_read_put, open_grow),
-	.check    = found_fd3,
-	.witness  = overlapped,
-	.outcome  = "T1's fget(3) runs while T2's open grows the table",
-	.teardown = teardown,
-	.bound    = 2,
-};
-
-RACE_SCENARIO(fget_past_end_vs_expand_weak) = {
-	.name     = "fget_past_end_vs_expand_weak",
-	.summary  = "weak memory: fget(8) against the growth (the pointer before the size)",
-	.expect   = RACE_MUST_HOLD,
-	.memory   = RACE_MEMORY_WEAK,
-	.setup    = setup_eight,
-	RACE_THREADS(fget8_keep, open_grow),
-	.check    = null_or_new,
-	.witness  = found_new,
-	.outcome  = "T1's fget(8) returns the file T2 installed past the old end",
-	.teardown = teardown,
-	.bound    = 2,
-};
-
-RACE_SCENARIO(cloexec_vs_expand_weak) = {
-	.name     = "cloexec_vs_expand_weak",
-	.summary  = "weak memory: get_close_on_exec(3) against the growth of the sets",
-	.expect   = RACE_MUST_HOLD,
-	.memory   = RACE_MEMORY_WEAK,
-	.setup    = setup_cloexec,
-	RACE_THREADS(cloexec3, open_grow),
-	.check    = flag_kept,
-	.witness  = overlapped,
-	.outcome  = "T1's get_close_on_exec(3) runs while T2's open grows the "
-		    "bitmaps",
-	.teardown = teardown,
-	.bound    = 2,
-};
-#endif /* RACE_MEMORY_WEAK */
