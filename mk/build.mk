@@ -169,6 +169,18 @@ $(RACE_SELFTEST_BIN): $(call common_objs,race,$(wildcard tests/race/race_*.c) $(
 .PHONY: race-selftest-bin race-selftest
 race-selftest-bin: $(RACE_SELFTEST_BIN)
 
+# The kernel's litmus shapes under the weak memory model (tests/litmus/):
+# their own race binary, and their test (make check runs it).
+RACE_LITMUS_BIN := $(B)/race/litmus/race
+
+$(RACE_LITMUS_BIN): $(call common_objs,race,$(wildcard tests/litmus/race_*.c) $(COMMON_SRC) $(RACE_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
+
+.PHONY: race-litmus
+race-litmus: $(RACE_LITMUS_BIN)
+	@$(PYTHON) tests/litmus/test_litmus.py --bin $(RACE_LITMUS_BIN)
+
 # The reproducer's self-tests (make check runs them through tools/check.py).
 race-selftest: $(RACE_SELFTEST_BIN) $(call lab_race_bin,1)
 	@$(PYTHON) tests/race/test_race.py --selftest-bin $(RACE_SELFTEST_BIN) \

@@ -6,7 +6,7 @@
  *   race run SCENARIO [--strategy dfs|pct|random|script] [--seed N]
  *            [--depth D] [--bound B] [--max-exec N] [--max-steps N]
  *            [--script "T1@kref_get.read T2+"] [--sched FILE] [--out FILE]
- *            [--result FILE]
+ *            [--result FILE] [--memory sc|weak] [--reduction on|off]
  *   race replay FILE [--scenario NAME] [--expect KIND] [--times N] [--quiet]
  *            [--result FILE]
  *
@@ -21,6 +21,8 @@
  *         same text; the last line is "REPLAY name expect=... got=...
  *         ok=yes|no".
  * --result FILE: the same, as key=value lines (docs/reproducer.md).
+ * --memory: the memory model (default: the scenario's .memory, else sc);
+ * --reduction off: dfs without partial-order reduction.
  * Exit 2: a usage error, a malformed schedule file, or a scenario the
  * binary refuses (race_scenarios_load()).
  */
@@ -31,6 +33,7 @@
 
 #include "race/sched.h"
 #include "race/strategy.h"
+#include "race/weak.h"
 
 struct cmdline {
 	const char *scenario, *out, *sched, *script, *expect, *file, *binary;
@@ -49,7 +52,8 @@ static void __noreturn usage(const char *msg)
 		"[--seed N] [--depth D]\n"
 		"                [--bound B] [--max-exec N] [--max-steps N] "
 		"[--script TOKENS] [--sched FILE]\n"
-		"                [--out FILE] [--result FILE]\n"
+		"                [--out FILE] [--result FILE] [--memory sc|weak] "
+		"[--reduction on|off]\n"
 		"       race replay FILE [--scenario NAME] [--expect KIND] "
 		"[--times N] [--quiet] [--result FILE]\n");
 	exit(2);
@@ -92,6 +96,21 @@ static void parse_strategy(const char *s)
 		usage("strategy: expected dfs, pct, random or script");
 }
 
+/* --memory sc|weak and --reduction on|off into race_opt, or exit 2. */
+static void parse_model(const char *o, const char *v)
+{
+	if (!strcmp(o, "--memory") && !strcmp(v, "sc"))
+		race_opt.memory = RACE_OPT_MEMORY_SC;
+	else if (!strcmp(o, "--memory") && !strcmp(v, "weak"))
+		race_opt.memory = RACE_OPT_MEMORY_WEAK;
+	else if (!strcmp(o, "--memory"))
+		usage("--memory: expected sc or weak");
+	else if (!strcmp(v, "on") || !strcmp(v, "off"))
+		race_opt.no_reduction = !strcmp(v, "off");
+	else
+		usage("--reduction: expected on or off");
+}
+
 /* One option with its value into race_opt or @cl; 0 if unknown. */
 static int parse_option(const char *o, const char *v, struct cmdline *cl)
 {
@@ -125,6 +144,8 @@ static int parse_option(const char *o, const char *v, struct cmdline *cl)
 		race_opt.max_steps = number(o, v);
 	else if (!strcmp(o, "--times"))
 		cl->times = number(o, v);
+	else if (!strcmp(o, "--memory") || !strcmp(o, "--reduction"))
+		parse_model(o, v);
 	else
 		return 0;
 	return 1;
@@ -146,6 +167,10 @@ static void parse_options(int argc, char **argv, struct cmdline *cl)
 		}
 		if (!strcmp(o, "--quiet")) {
 			cl->quiet = 1;
+			continue;
+		}
+		if (!strcmp(o, "--count-classes")) {
+			race_opt.count_classes = 1;
 			continue;
 		}
 		if (!v)
@@ -176,9 +201,10 @@ static void print_dfs_coverage(void)
 	       race_sh->bound_reached == 1 ? "" : "s");
 	for (b = 0; b <= race_sh->bound_reached; b++)
 		printf("%sbound %d: %ld", b ? ", " : "", b, race_sh->per_bound[b]);
-	printf("), %s\n", race_sh->exhausted ?
+	printf("), %s%s\n", race_sh->exhausted ?
 	       "space exhausted within the bound" :
-	       "stopped by --max-exec, not exhausted");
+	       "stopped by --max-exec, not exhausted",
+	       race_opt.no_reduction ? ", without partial-order reduction" : "");
 }
 
 /* What a search without a verdict covered: executions, bounds, exhaustion. */
@@ -195,6 +221,10 @@ static void print_success(void)
 	else
 		printf(", not exhaustive (%s)\n", race_opt.strategy == &race_script ?
 		       "one scripted execution" : race_opt.strategy->name);
+	if (race_opt.count_classes)
+		printf("classes: %ld distinct partial orders in %ld executions "
+		       "(%ld cut short by sleep sets)\n", race_sh->classes,
+		       race_sh->executions, race_sh->pruned);
 }
 
 /* --script and --sched into race_opt's tokens; exit 2 on a malformed one. */
@@ -219,6 +249,10 @@ static void load_script(struct cmdline *cl)
 		}
 		race_opt.tokens = sf.tokens;
 		race_opt.nr_tokens = sf.nr_tokens;
+		race_opt.sees = sf.sees;
+		race_opt.nr_sees = sf.nr_sees;
+		if (!race_opt.memory)
+			race_opt.memory = sf.memory;
 	}
 	if (cl->script || cl->sched)
 		race_opt.strategy = &race_script;
@@ -297,6 +331,8 @@ static void apply_defaults(const struct race_scenario *sc, struct cmdline *cl)
 	load_script(cl);
 	if (race_opt.strategy == &race_script)
 		race_opt.max_executions = 1;
+	race_weak = race_opt.memory == RACE_OPT_MEMORY_WEAK ||
+		    (!race_opt.memory && sc->memory == RACE_MEMORY_WEAK);
 }
 
 /* The result file of a run. */
@@ -318,7 +354,8 @@ static void write_result(const struct cmdline *cl,
 			  "message", race_sh->state == RACE_RUN_FAIL ?
 			  race_sh->message : "",
 			  "schedule", race_sh->state == RACE_RUN_FAIL &&
-			  cl->out ? cl->out : "", NULL);
+			  cl->out ? cl->out : "",
+			  "memory", race_weak ? "weak" : "sc", NULL);
 }
 
 /*
@@ -337,6 +374,9 @@ static int cmd_run(struct cmdline *cl, const char *argv0)
 	printf("== %s (%s%s%s): %s\n", sc->name, race_expect_name(sc),
 	       sc->verdict ? " " : "", sc->verdict ? sc->verdict : "",
 	       sc->summary ? sc->summary : "");
+	if (race_weak)
+		printf("memory: weak (a load may read an older store: "
+		       "docs/reproducer.md, \"The weak memory model\")\n");
 	search_ms = now_ms();
 	state = race_search();
 	search_ms = now_ms() - search_ms;

@@ -3,7 +3,9 @@
  * race.h - the reproducer's insides, shared by the files of common/race/.
  *
  *   token.c      token passing: the threads, their points, who may run
- *   access.c     the memory model (sequentially consistent) and reports
+ *   access.c     the memory hooks and reports; sequential consistency
+ *   weak.c       the weak memory model (weak.h)
+ *   dpor.c       partial-order reduction for dfs (dpor.h)
  *   lock.c       the spinlock model
  *   rcu.c        the RCU model and its callback thread
  *   objects.c    the objects of an execution: ids, frees, the leak count
@@ -11,6 +13,7 @@
  *   strategy.c   the strategy interface; dfs.c pct.c random.c script.c
  *   trace.c      the steps of an execution and the timeline
  *   schedfile.c  schedule files: write, parse
+ *   sees.c       their weak-memory lines: 'memory', 'sees'
  *   driver.c     searches in a child process; race_fail()
  *   scenarios.c  the registered scenarios: list, check, find
  *   replay.c     replaying a schedule file
@@ -61,7 +64,14 @@ struct race_step {
 	const char *fn, *what;
 	long obj, obj_off;
 	long val, val_off;
+	/* weak memory model: a load that did not read the newest store */
+	long sees;			/* step of the store it read (0: the
+					 * initial value); RACE_SEES_NEWEST */
+	long newest;			/* step of the newest store */
+	unsigned char new_ref;		/* its value, if known (RACE_REF_NONE) */
+	long new_val, new_off;
 };
+#define RACE_SEES_NEWEST	(-1L)
 
 /* A script token: run thread @thread for one step, or until @label. */
 struct race_token {
@@ -87,7 +97,15 @@ struct race_options {
 	long max_executions;
 	struct race_token *tokens;	/* script */
 	int nr_tokens;
+	int memory;			/* RACE_OPT_MEMORY_*: what --memory said */
+	int no_reduction;		/* dfs: --reduction off */
+	int count_classes;		/* dfs: --count-classes */
+	long *sees;			/* script: step -> store step it reads */
+	long nr_sees;			/*   (RACE_SEES_NEWEST: the newest) */
 };
+
+/* race_opt.memory: not given (the scenario's .memory), sc, or weak. */
+enum { RACE_OPT_MEMORY_SCENARIO, RACE_OPT_MEMORY_SC, RACE_OPT_MEMORY_WEAK };
 
 enum race_state { RACE_RUN_NONE, RACE_RUN_OK, RACE_RUN_FAIL };
 
@@ -106,6 +124,8 @@ struct race_shared {
 	int bound_reached;		/* dfs: the last bound explored */
 	int exhausted;			/* dfs: every execution within it */
 	long max_choices;		/* most steps with a choice in one execution */
+	long pruned;			/* dfs: executions cut short by sleep sets */
+	long classes;			/* --count-classes: distinct partial orders */
 	int nr_threads;			/* slots used: workers (+ RCU if seen) */
 	long nr_steps;
 	long cap_steps;
@@ -127,6 +147,8 @@ void race_run_execution(void);
 
 /* trace.c */
 void race_trace_reset(void);
+void race_trace_stale(struct race_step *s, long sees, long newest,
+		      bool known, long value);
 struct race_step *race_trace_add(int thread, const char *fn, const char *what,
 				 const volatile void *addr);
 void race_trace_value(struct race_step *s, long value);
@@ -141,6 +163,9 @@ struct race_schedfile {
 	char build[64];
 	char result[32];
 	int lab;
+	int memory;			/* RACE_OPT_MEMORY_*: its 'memory' line */
+	long *sees;			/* its 'sees' lines, by step */
+	long nr_sees;
 	struct race_token *tokens;
 	int nr_tokens;
 	char **step_lines;		/* "step ..." lines, for the comparison */
@@ -153,6 +178,14 @@ int race_schedfile_read(const char *path, struct race_schedfile *sf,
 int race_script_parse(const char *text, struct race_token **tokens, int *nr,
 		      int nr_threads, int line, char *err, size_t errlen);
 const char *race_build_id(void);
+
+/* sees.c: the weak memory model's lines of a schedule file */
+int race_sees_line(const struct race_step *s, long nr, char *buf, size_t len);
+int race_sees_parse(struct race_schedfile *sf, const char *rest, int line,
+		    char *err, size_t errlen);
+int race_memory_parse(struct race_schedfile *sf, const char *rest, int line,
+		      char *err, size_t errlen);
+void race_sees_from_steps(const struct race_step *steps, long n);
 
 /* scenarios.c */
 int race_scenarios_load(void);

@@ -13,6 +13,7 @@
 
 #include "race/sched.h"
 #include "race/strategy.h"
+#include "race/weak.h"
 
 /* The steps of @steps as script tokens that force the same interleaving. */
 static void tokens_from_steps(const struct race_step *steps, long n)
@@ -91,6 +92,7 @@ void race_replay_check(void)
 	memcpy(copy, race_sh->steps, n * sizeof(*copy));
 	snprintf(kind, sizeof(kind), "%s", race_sh->kind);
 	tokens_from_steps(copy, n);
+	race_sees_from_steps(copy, n);
 	race_opt.strategy = &race_script;
 	race_opt.max_executions = 1;
 	race_search();
@@ -121,6 +123,10 @@ static unsigned long long trace_hash(void)
 	long i;
 
 	for (i = 0; i <= race_sh->nr_steps; i++) {
+		if (i < race_sh->nr_steps &&
+		    race_sees_line(&race_sh->steps[i], i + 1, line, sizeof(line)))
+			for (p = line; *p; p++)
+				h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
 		if (i < race_sh->nr_steps)
 			race_step_line(&race_sh->steps[i], i + 1, line,
 				       sizeof(line));
@@ -232,6 +238,9 @@ int race_cmd_replay(const char *file, const char *scenario, const char *expect,
 	race_opt.max_executions = 1;
 	race_opt.tokens = sf.tokens;
 	race_opt.nr_tokens = sf.nr_tokens;
+	race_opt.sees = sf.sees;
+	race_opt.nr_sees = sf.nr_sees;
+	race_weak = sf.memory == RACE_OPT_MEMORY_WEAK;
 	if (sf.build[0] && strcmp(sf.build, race_build_id()) && !quiet)
 		printf("note: recorded by build %s, this is build %s: the code "
 		       "may have changed\n", sf.build, race_build_id());

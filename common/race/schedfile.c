@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "race/race.h"
+#include "race/weak.h"
 
 /**
  * race_build_id - a hash of the running binary, as 16 hex digits
@@ -79,9 +80,13 @@ int race_schedfile_write(const char *path, const struct race_shared *sh,
 		"strategy %s\nseed %lu\nbounds preemptions=%d steps=%ld\n",
 		race_sc->name, binary, race_build_id(), strategy_desc,
 		race_opt.seed, race_opt.bound, sh->cap_steps);
+	if (race_weak)
+		fprintf(f, "memory weak\n");
 	for (i = 0; i < sh->nr_steps; i++) {
 		race_step_line(&sh->steps[i], i + 1, line, sizeof(line));
 		fprintf(f, "%s\n", line);
+		if (race_sees_line(&sh->steps[i], i + 1, line, sizeof(line)))
+			fprintf(f, "%s\n", line);
 	}
 	fprintf(f, "result %s\n", sh->state == RACE_RUN_FAIL ? sh->kind : "none");
 	if (fclose(f))
@@ -276,6 +281,10 @@ static int parse_line(struct race_schedfile *sf, char *s, int line,
 	} else if (!strcmp(key, "run")) {
 		return race_script_parse(rest, &sf->tokens, &sf->nr_tokens,
 				    nr_threads, line, err, errlen);
+	} else if (!strcmp(key, "sees")) {
+		return race_sees_parse(sf, rest, line, err, errlen);
+	} else if (!strcmp(key, "memory")) {
+		return race_memory_parse(sf, rest, line, err, errlen);
 	} else if (strcmp(key, "strategy") && strcmp(key, "lab") &&
 		   strcmp(key, "seed") && strcmp(key, "bounds")) {
 		snprintf(err, errlen, "line %d: expected 'step', 'run', 'result', "

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "race/dpor.h"
 #include "race/sched.h"
 #include "race/strategy.h"
 
@@ -186,6 +187,7 @@ void race_sched_wait(struct race_thread *t, const struct race_wait *wait,
 	t->fn = fn;
 	t->what = what;
 	t->state = RACE_TS_POINT;
+	race_dpor_arrive(t);
 	switch_from(t);
 	t->state = RACE_TS_RUNNING;
 }
@@ -216,6 +218,7 @@ static void thread_done(struct race_thread *t)
 
 	t->state = RACE_TS_DONE;
 	t->step = NULL;
+	race_dpor_done(t);
 	if (starting && (next = next_to_start())) {
 		hand_to(next);
 		return;

@@ -300,8 +300,8 @@ class Witness(Tmp):
         res = self.path("result")
         rc, out = run(SELF, "run", "unpublished", "--result", res)
         self.assertEqual((rc, result(out)[:2]), (1, ("vacuous", "no")), out)
-        self.assertIn("verdict: vacuous: in none of the 10 executions explored: "
-                      "the reader reads the item", out)
+        self.assertRegex(out, r"verdict: vacuous: in none of the \d+ executions explored: "
+                              r"the reader reads the item")
         r = result_file(res)
         self.assertEqual((r["got"], r["met"], r["witnessed"]), ("vacuous", "no", "0"))
 

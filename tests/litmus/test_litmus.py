@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""test_litmus.py - the weak memory model against the kernel's answers
+(make race-litmus; make check runs it).
+
+  test_litmus.py --bin BIN
+
+BIN is the race binary of tests/litmus/race_litmus.c.  Each scenario there
+is one litmus shape whose answer the Linux kernel memory model (LKMM)
+publishes, in tools/memory-model/litmus-tests/ (and the RCU ones in
+Documentation/litmus-tests/rcu/): "Sometimes" (the outcome can happen) or
+"Never".  Every test runs the binary and asserts on its result lines, so
+each can fail: a model too strong misses a "Sometimes", a model too weak
+reaches a "Never", sequential consistency that leaks a reordering reaches
+an outcome it cannot.  Standard library only; no timing.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = None
+
+# scenario: (the kernel's test, the LKMM's answer, reachable under
+# sequential consistency).  The "Sometimes" outcomes all need a reordering:
+# under sequential consistency they are out of reach.
+KERNEL = {
+    "mp": ("MP+poonceonces", "Sometimes", False),
+    "mp_wmb_rmb": ("MP+fencewmbonceonce+fencermbonceonce", "Never", False),
+    "mp_wmb_only": ("MP+fencewmbonceonce+fencermbonceonce without its smp_rmb",
+                    "Sometimes", False),
+    "mp_rmb_only": ("MP+fencewmbonceonce+fencermbonceonce without its smp_wmb",
+                    "Sometimes", False),
+    "mp_release_acquire": ("MP+pooncerelease+poacquireonce", "Never", False),
+    "mp_rcu": ("MP+onceassign+derefonce", "Never", False),
+    "mp_locks": ("MP+polocks", "Never", False),
+    "sb": ("SB+poonceonces", "Sometimes", False),
+    "sb_mb": ("SB+fencembonceonces", "Never", False),
+    "corr": ("CoRR+poonceonce+Once", "Never", False),
+    "corw": ("CoRW+poonceonce+Once", "Never", False),
+    "cowr": ("CoWR+poonceonce+Once", "Never", False),
+    "coww": ("CoWW+poonceonce", "Never", False),
+    "rcu_mp": ("RCU+sync+free", "Never", False),
+    "rcu_sync_read": ("RCU+sync+read", "Never", False),
+}
+
+
+def run(*args, timeout=120):
+    p = subprocess.run([BIN] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=timeout, cwd=ROOT)
+    return p.returncode, p.stdout.decode(errors="replace")
+
+
+def result(out):
+    """(got, met) of the RESULT line."""
+    m = re.search(r"^RESULT \S+ expect=\S+ got=(\S+) met=(\S+)", out, re.M)
+    assert m, "no RESULT line in:\n" + out
+    return m.group(1), m.group(2)
+
+
+class Verdicts(unittest.TestCase):
+    def test_every_scenario_has_the_kernels_answer(self):
+        rc, out = run("list")
+        names = sorted(l.split()[0] for l in out.splitlines() if l.strip())
+        self.assertEqual(names, sorted(KERNEL), out)
+        for line in out.splitlines():
+            name, expect = line.split()[:2]
+            want = "must-fail:check" if KERNEL[name][1] == "Sometimes" else "must-hold"
+            self.assertEqual(expect, want, line)
+            self.assertIn("(%s)" % KERNEL[name][1], line)
+
+    def test_weak_model_gives_the_kernels_answer(self):
+        """Exhausted under the weak model (each scenario's .memory), every
+        shape gives the LKMM's answer: a "Sometimes" outcome is reached,
+        a "Never" outcome is not in any execution within the bound."""
+        for name, (test, answer, _) in sorted(KERNEL.items()):
+            rc, out = run("run", name)
+            self.assertIn("memory: weak", out, name)
+            got, met = result(out)
+            if answer == "Sometimes":
+                self.assertEqual((rc, got, met), (0, "check", "yes"),
+                                 "%s (%s): the LKMM allows it\n%s" % (name, test, out))
+            else:
+                self.assertEqual((rc, got, met), (0, "none", "yes"),
+                                 "%s (%s): the LKMM forbids it\n%s" % (name, test, out))
+                self.assertIn("space exhausted within the bound", out, name)
+
+    def test_sequential_consistency_cannot_reorder(self):
+        """The same shapes under sequential consistency: an outcome that
+        needs a reordering is unreachable, the space exhausted."""
+        for name, (test, answer, sc_reachable) in sorted(KERNEL.items()):
+            rc, out = run("run", name, "--memory", "sc")
+            self.assertNotIn("memory: weak", out, name)
+            self.assertIn("space exhausted within the bound", out, name)
+            got, met = result(out)
+            if answer == "Sometimes" and not sc_reachable:
+                self.assertEqual((rc, got, met), (1, "none", "no"),
+                                 "%s (%s) needs a reordering\n%s" % (name, test, out))
+            else:
+                self.assertEqual((rc, got), (0, "none"), name + "\n" + out)
+
+
+class Timeline(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.sched = os.path.join(self.dir.name, "mp.sched")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def record(self):
+        rc, out = run("run", "mp_wmb_only", "--out", self.sched)
+        self.assertEqual(rc, 0, out)
+        with open(self.sched) as f:
+            return out, f.read().splitlines()
+
+    def test_stale_read_is_shown_and_recorded(self):
+        out, lines = self.record()
+        self.assertRegex(out, r"mp_reader\.READ_ONCE\(@\d+\) = 0 "
+                              r"\(stale: T1 wrote 1 at step \d+\)")
+        self.assertRegex(out, r"\| mp_writer_wmb\.smp_wmb\n")
+        self.assertIn("memory weak", lines)
+        sees = [l for l in lines if l.startswith("sees ")]
+        self.assertEqual(len(sees), 1, lines)
+        self.assertRegex(sees[0], r"^sees \d+ init$")
+        self.assertIn("replay: the same", out)
+
+    def test_weak_replays_byte_identical(self):
+        self.record()
+        rc, out = run("replay", self.sched, "--times", "1000", "--quiet")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("replays: 1000, byte-identical to the first: 1000", out)
+
+    def test_without_its_sees_line_the_replay_reads_the_newest(self):
+        _, lines = self.record()
+        with open(self.sched, "w") as f:
+            f.write("\n".join(l for l in lines if not l.startswith("sees ")) + "\n")
+        rc, out = run("replay", self.sched)
+        self.assertEqual(rc, 1, out)
+        self.assertRegex(out, r"diverged at step \d+: recorded '.* 0', replayed '.* 1'")
+
+    def test_a_store_it_cannot_read_diverges(self):
+        _, lines = self.record()
+        load = next(l for l in lines if l.startswith("sees ")).split()[1]
+        lines = [l if not l.startswith("sees ") else "sees %s 4" % load for l in lines]
+        with open(self.sched, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        rc, out = run("replay", self.sched)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("verdict: diverged: diverged at step %s: the schedule says the "
+                      "load reads the store of step 4, but it may read only the store "
+                      "of step 1 and the initial value" % load, out)
+
+    def test_malformed_sees_and_memory_lines(self):
+        for bad, want in (("sees 5", "expected 'sees <load step> <earlier store step>|init'"),
+                          ("sees 5 7", "expected 'sees <load step> <earlier store step>|init'"),
+                          ("memory tso", "expected 'memory sc' or 'memory weak'")):
+            with open(self.sched, "w") as f:
+                f.write("race-schedule 1\nscenario mp\n%s\n" % bad)
+            rc, out = run("replay", self.sched)
+            self.assertEqual(rc, 2, out)
+            self.assertIn("line 3: " + want, out)
+
+
+class Reduction(unittest.TestCase):
+    def test_same_classes_with_and_without(self):
+        """The partial-order reduction explores every class of executions
+        (Mazurkiewicz trace) that the full search does, in fewer
+        executions, under the weak model too."""
+        for name in sorted(KERNEL):
+            if KERNEL[name][1] == "Sometimes":
+                continue        # the search stops at the outcome
+            counts = []
+            for reduction in ("on", "off"):
+                rc, out = run("run", name, "--count-classes", "--reduction", reduction)
+                m = re.search(r"^classes: (\d+) distinct partial orders in (\d+) executions",
+                              out, re.M)
+                self.assertTrue(m and rc == 0, out)
+                counts.append((int(m.group(1)), int(m.group(2))))
+            self.assertEqual(counts[0][0], counts[1][0], name)
+            self.assertLessEqual(counts[0][1], counts[1][1], name)
+
+
+def main():
+    global BIN
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    args, rest = ap.parse_known_args()
+    BIN = os.path.abspath(args.bin)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+
+
+if __name__ == "__main__":
+    main()
