@@ -6,6 +6,7 @@
 #                             race scenarios; IMPL=labs (yours, default) or
 #                             IMPL=solutions, or any tree with labN-* folders
 #   make race-N  [IMPL=] [STRATEGY=dfs|pct|random|script] [SEED=] [SCHED=]
+#                [MEMORY=sc|weak] [REDUCTION=on|off]
 #                             run lab N's race scenarios under the reproducer
 #   make replay SCHED=file    replay a schedule file and print its timeline
 #   make check                the kit's own suite (what CI runs)
@@ -34,7 +35,7 @@ DEPS_CHECK := $(call DEPS_OK,check)
 	$(addprefix lab-,$(LABS)) $(addprefix race-,$(LABS))
 
 help:
-	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,20p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Labs: $(foreach n,$(LABS),lab-$(n) ($(LAB_$(n)_folder)))"
 
 deps:
@@ -45,7 +46,8 @@ $(foreach n,$(LABS),$(eval lab-$(n): build-lab-$(n) ; \
 
 $(foreach n,$(LABS),$(eval race-$(n): $(if $(call lab_problem,$(n)),impl-ok-$(n),$(call lab_race_bin,$(n))) ; \
 	@$(PYTHON) tools/race.py run --lab $(n) --impl $(IMPL) --build-root $(BUILD) \
-	--strategy "$(STRATEGY)" --seed "$(SEED)" --sched "$(SCHED)"))
+	--strategy "$(STRATEGY)" --seed "$(SEED)" --sched "$(SCHED)" \
+	--memory "$(MEMORY)" --reduction "$(REDUCTION)"))
 
 replay: | $(DEPS_BUILD)
 	@$(PYTHON) tools/race.py replay --sched "$(SCHED)" --build-root $(BUILD)

@@ -101,11 +101,15 @@ def tsan_proof(prog):
 
 
 def race_rows():
-    """The race reproducer's self-tests (tests/race/test_race.py)."""
-    def check():
-        r = proc.make(["race-selftest"], impl="solutions", build=BUILD, jobs=2)
-        return r.ok, r.status(), r.tail(25)
-    return [Row("race reproducer: self-tests", check)]
+    """The race reproducer's self-tests (tests/race/test_race.py) and the
+    litmus tests of its weak memory model (tests/litmus/test_litmus.py)."""
+    def target(name):
+        def check():
+            r = proc.make([name], impl="solutions", build=BUILD, jobs=2)
+            return r.ok, r.status(), r.tail(25)
+        return check
+    return [Row("race reproducer: self-tests", target("race-selftest")),
+            Row("race reproducer: litmus tests, the kernel's answers", target("race-litmus"))]
 
 
 # --- the labs ----------------------------------------------------------------------

@@ -3,10 +3,13 @@
 
   race.py run    --lab N [--impl IMPL] [--build-root BUILD]
                  [--strategy S] [--seed N] [--sched FILE]
+                 [--memory sc|weak] [--reduction on|off]
       every scenario of lab N's race binary (dfs by default), demos too; a
       failure's schedule goes to BUILD/races/labN-<scenario>.sched, and the
       commands to replay it and to record it under rr are printed.  With
-      --sched, replays that file instead.  Exit 0 iff every graded scenario
+      --sched, replays that file instead.  --memory weak runs every
+      scenario under the weak memory model (default: each scenario's own);
+      --reduction off runs dfs without partial-order reduction.  Exit 0 iff every graded scenario
       met its expectation (a demo is shown, never counted).
   race.py replay --sched FILE [--build-root BUILD]
       replays FILE with the binary its header names, or, for a file in a
@@ -43,7 +46,8 @@ def cmd_run(args):
     for sc in todo:
         sched = os.path.join(races, "lab%d-%s.sched" % (lab.n, sc.name))
         r, o = race.run(binary, sc.name, out=sched,
-                        args=race.strategy_args(args.strategy, args.seed))
+                        args=race.strategy_args(args.strategy, args.seed,
+                                                args.memory, args.reduction))
         print(r.out.rstrip())
         if o and o.schedule:
             print("replay it:      make replay SCHED=%s" % o.schedule)
@@ -120,6 +124,8 @@ def main():
     r.add_argument("--strategy", default="")
     r.add_argument("--seed", default="")
     r.add_argument("--sched", default="")
+    r.add_argument("--memory", default="")
+    r.add_argument("--reduction", default="")
     p = sub.add_parser("replay")
     p.add_argument("--sched", default="")
     p.add_argument("--build-root", default=os.environ.get("BUILD", "build"))

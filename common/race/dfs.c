@@ -95,21 +95,17 @@ static bool backtrack(void)
 
 /**
  * race_dfs_backtrack - thread @thread must also be tried at choice @node
- * (every runnable thread, if it was not runnable there)
- *
- * Returns whether it is, within the bound, or need not be: it sleeps there.
+ * (every runnable thread, if it was not runnable there), unless it sleeps
+ * there: explored earlier, in an equivalent order
  */
-bool race_dfs_backtrack(long node, int thread)
+void race_dfs_backtrack(long node, int thread)
 {
 	struct dfs_choice *d = &stack[node];
 	int i = race_choice_index(&d->c, thread);
 
-	if (d->nr_reads)
-		return false;
-	if (race_dpor_asleep(node) & (1u << thread))
-		return true;	/* explored earlier, in an equivalent order */
+	if (d->nr_reads || (race_dpor_asleep(node) & (1u << thread)))
+		return;
 	d->todo |= i >= 0 ? 1u << i : (1u << d->c.nr) - 1;
-	return i >= 0 && d->preemptions + cost(d, i) <= bound;
 }
 
 /* Next execution of the search; false once the last bound is done. */

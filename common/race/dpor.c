@@ -148,15 +148,32 @@ static bool is_mem(int k)
 	       k == RACE_FP_UNLOCK;
 }
 
-static bool rcu_writes(const struct fp *f)
+/* It takes a grace period's snapshot of the readers inside (its start). */
+static bool gp_start(const struct fp *f)
 {
-	return f->kind == RACE_FP_RCU_W || f->kind == RACE_FP_RCU_CALL ||
-	       f->kind == RACE_FP_RCU_INVOKE || (f->flags & RACE_FP_GP);
+	return f->kind == RACE_FP_RCU_CALL || (f->flags & RACE_FP_GP);
 }
 
-static bool rcu_touches(const struct fp *f)
+/* It waits for readers to leave (the end of a grace period, a callback). */
+static bool gp_end(const struct fp *f)
 {
-	return rcu_writes(f) || f->kind == RACE_FP_RCU_R;
+	return f->kind == RACE_FP_RCU_W || f->kind == RACE_FP_RCU_INVOKE;
+}
+
+/*
+ * RCU's steps commute unless one is a grace period's start or end: a
+ * reader entering matters to a snapshot only, a reader leaving to a
+ * snapshot and to the waits for it; starts and ends order each other.
+ */
+static bool rcu_dependent(const struct fp *a, const struct fp *b)
+{
+	if ((gp_start(a) || gp_end(a)) && (gp_start(b) || gp_end(b)))
+		return true;
+	if (a->kind == RACE_FP_RCU_LOCK || a->kind == RACE_FP_RCU_UNLOCK)
+		return gp_start(b) || (gp_end(b) && a->kind == RACE_FP_RCU_UNLOCK);
+	if (b->kind == RACE_FP_RCU_LOCK || b->kind == RACE_FP_RCU_UNLOCK)
+		return rcu_dependent(b, a);
+	return false;
 }
 
 static bool slab(const struct fp *f)
@@ -190,7 +207,7 @@ static bool dependent(const struct fp *a, const struct fp *b)
 		return true;
 	if (slab(a) && slab(b))
 		return true;
-	if ((rcu_writes(a) && rcu_touches(b)) || (rcu_touches(a) && rcu_writes(b)))
+	if (rcu_dependent(a, b))
 		return true;
 	if (frees(a, b) || frees(b, a))
 		return true;
@@ -281,15 +298,18 @@ static struct clock last_clock(int id)
 }
 
 /*
- * Thread @p must also be tried before step @i: at its choice node, or if
- * the bound forbids it there, at the last context switch before it (BPOR).
+ * Thread @p must also be tried before step @i: at its choice node, and at
+ * the node of the last context switch before it, where switching to p
+ * costs no preemption the path has not already paid (BPOR's conservative
+ * point: without it a race whose reversal the bound forbids at @i would
+ * stay unreversed even where it can be).
  */
 static void backtrack(long i, int p)
 {
 	long j;
 
-	if (ev[i].node >= 0 && race_dfs_backtrack(ev[i].node, p))
-		return;
+	if (ev[i].node >= 0)
+		race_dfs_backtrack(ev[i].node, p);
 	if (!i)
 		return;
 	for (j = i - 1; j > 0 && ev[j - 1].thread == ev[j].thread; j--)

@@ -24,7 +24,8 @@ enum race_fp_kind {
 	RACE_FP_LOCK,		/* spin_lock of the lock word at addr */
 	RACE_FP_UNLOCK,		/* spin_unlock of the lock word at addr */
 	RACE_FP_FREE,		/* frees addr..+size */
-	RACE_FP_RCU_R,		/* rcu_read_lock/unlock */
+	RACE_FP_RCU_LOCK,	/* rcu_read_lock */
+	RACE_FP_RCU_UNLOCK,	/* rcu_read_unlock */
 	RACE_FP_RCU_W,		/* the end of a grace period, rcu_barrier */
 	RACE_FP_RCU_CALL,	/* call_rcu of the rcu_head at addr */
 	RACE_FP_RCU_INVOKE,	/* the RCU thread runs a callback */
@@ -52,6 +53,6 @@ bool race_dpor_blocked(void);
 void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		     bool fresh);
 void race_dpor_retire(long node, int thread);
-bool race_dfs_backtrack(long node, int thread);
+void race_dfs_backtrack(long node, int thread);
 
 #endif /* KIT_RACE_DPOR_H */

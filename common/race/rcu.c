@@ -146,7 +146,7 @@ bool race_rcu_read_lock(const char *fn)
 	struct race_thread *t = race_self();
 
 	if (t) {
-		race_dpor_footprint(RACE_FP_RCU_R, NULL, 0, 0);
+		race_dpor_footprint(RACE_FP_RCU_LOCK, NULL, 0, 0);
 		race_sched_point(NULL, fn, "rcu_read_lock", NULL);
 		nesting[t->id]++;
 		if (race_weak)
@@ -162,7 +162,7 @@ bool race_rcu_read_unlock(const char *fn)
 
 	if (!t)
 		return true;
-	race_dpor_footprint(RACE_FP_RCU_R, NULL, 0, 0);
+	race_dpor_footprint(RACE_FP_RCU_UNLOCK, NULL, 0, 0);
 	race_sched_point(NULL, fn, "rcu_read_unlock", NULL);
 	if (nesting[t->id] <= 0)
 		race_fail("bug", "%s: rcu_read_unlock without rcu_read_lock", fn);

@@ -93,12 +93,14 @@ def scenarios(binary):
     return [Scenario(l) for l in r.out.splitlines() if l.strip()]
 
 
-def strategy_args(strategy=None, seed=None):
+def strategy_args(strategy=None, seed=None, memory=None, reduction=None):
+    """The race binary's options for a strategy, a seed, a memory model
+    (sc, weak) and the partial-order reduction (on, off); empty: default."""
     args = []
-    if strategy:
-        args += ["--strategy", strategy]
-    if seed:
-        args += ["--seed", str(seed)]
+    for opt, value in (("--strategy", strategy), ("--seed", seed),
+                       ("--memory", memory), ("--reduction", reduction)):
+        if value:
+            args += [opt, str(value)]
     return args
 
 
