@@ -116,16 +116,20 @@ struct store {
 	unsigned int seen[NSLOT];	/* epoch each thread first saw it at */
 };
 
+/* A slot of a hash table of this execution: used if gen is the current. */
+struct slot {
+	uintptr_t key;
+	unsigned int gen;
+};
+
 struct loc {
-	const volatile void *addr;
-	unsigned int gen;		/* the slot is used in this execution */
+	struct slot s;			/* key: the location's address */
 	bool live;			/* its history is valid */
 	int newest;			/* its newest store */
 };
 
 struct word {
-	uintptr_t addr;
-	unsigned int gen;
+	struct slot s;			/* key: the aligned word's address */
 	bool valid;
 	unsigned long long expect;	/* what the model last left there */
 };
@@ -197,48 +201,48 @@ static unsigned int hash(uintptr_t a)
 	return (unsigned int)((a * 0x9e3779b97f4a7c15ULL) >> 40) & (HASH_SIZE - 1);
 }
 
-/* The slot of @addr among the locations of this execution, new if @create. */
-static struct loc *loc_find(const volatile void *addr, bool create)
+/*
+ * The slot of @key in @table (HASH_SIZE entries of @stride bytes, each
+ * starting with a struct slot), taken for it if @create; NULL if absent.
+ * @used lists the slots taken in this execution.
+ */
+static struct slot *probe(void *table, size_t stride, int *used, int *nr_used,
+			  uintptr_t key, bool create, const char *what)
 {
-	unsigned int h = hash((uintptr_t)addr);
+	unsigned int h = hash(key);
+	struct slot *s;
 
 	for (;; h = (h + 1) & (HASH_SIZE - 1)) {
-		struct loc *l = &locs[h];
-
-		if (l->gen == gen && l->addr == addr)
-			return l;
-		if (l->gen != gen)
+		s = (struct slot *)((char *)table + h * stride);
+		if (s->gen != gen)
 			break;
+		if (s->key == key)
+			return s;
 	}
 	if (!create)
 		return NULL;
-	if (nr_used_locs >= HASH_SIZE / 2)
-		race_fail("bug", "the weak memory model tracks at most %d "
-			  "locations per execution", HASH_SIZE / 2);
-	used_locs[nr_used_locs++] = h;
-	locs[h] = (struct loc){ .addr = addr, .gen = gen };
-	return &locs[h];
+	if (*nr_used >= HASH_SIZE / 2)
+		race_fail("bug", "the weak memory model tracks at most %d %s "
+			  "per execution", HASH_SIZE / 2, what);
+	used[(*nr_used)++] = h;
+	memset(s, 0, stride);
+	s->key = key;
+	s->gen = gen;
+	return s;
 }
 
-/* The entry of the aligned word at @a. */
+/* The location at @addr, new if @create. */
+static struct loc *loc_find(const volatile void *addr, bool create)
+{
+	return (struct loc *)probe(locs, sizeof(*locs), used_locs, &nr_used_locs,
+				   (uintptr_t)addr, create, "locations");
+}
+
+/* The aligned word at @a. */
 static struct word *word_find(uintptr_t a)
 {
-	unsigned int h = hash(a);
-
-	for (;; h = (h + 1) & (HASH_SIZE - 1)) {
-		struct word *w = &words[h];
-
-		if (w->gen == gen && w->addr == a)
-			return w;
-		if (w->gen != gen)
-			break;
-	}
-	if (nr_used_words >= HASH_SIZE / 2)
-		race_fail("bug", "the weak memory model tracks at most %d "
-			  "words per execution", HASH_SIZE / 2);
-	used_words[nr_used_words++] = h;
-	words[h] = (struct word){ .addr = a, .gen = gen };
-	return &words[h];
+	return (struct word *)probe(words, sizeof(*words), used_words,
+				    &nr_used_words, a, true, "words");
 }
 
 /* A new store, seen by nobody yet; its index. */
@@ -304,13 +308,13 @@ void race_weak_forget(const void *start, size_t size)
 	for (i = 0; i < nr_used_locs; i++) {
 		struct loc *l = &locs[used_locs[i]];
 
-		if ((uintptr_t)l->addr >= lo && (uintptr_t)l->addr < hi)
+		if (l->s.key >= lo && l->s.key < hi)
 			l->live = false;
 	}
 	for (i = 0; i < nr_used_words; i++) {
 		struct word *w = &words[used_words[i]];
 
-		if (w->addr + 8 > lo && w->addr < hi)
+		if (w->s.key + 8 > lo && w->s.key < hi)
 			w->valid = false;
 	}
 }

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 
 #include "barrier.h"
-#include "race/scenario.h"
+#include "litmus.h"
 #include "rwonce.h"
 #include "slab.h"
 
@@ -127,55 +127,23 @@ static void free_tables(void)
 	kfree(new_fds);
 }
 
-RACE_SCENARIO(fd_expand) = {
-	.name     = "fd_expand",
-	.summary  = "the patch's expand_fd_array and fcheck_files_rcu, every barrier in place (holds)",
-	.expect   = RACE_MUST_HOLD,
-	.setup    = all_barriers,
-	RACE_THREADS(expand_fd_array, reader),
-	.check    = no_file_lost,
-	.witness  = saw_new_fd,
-	.outcome  = "the reader finds fd 3 in the new array",
-	.teardown = free_tables,
-	.bound    = 8,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_NEVER(fd_expand,
+	"the patch's expand_fd_array and fcheck_files_rcu, every barrier in place (holds)",
+	all_barriers, no_file_lost, (expand_fd_array, reader),
+	saw_new_fd, "the reader finds fd 3 in the new array",
+	.teardown = free_tables);
 
-RACE_SCENARIO(fd_expand_no_copy_wmb) = {
-	.name     = "fd_expand_no_copy_wmb",
-	.summary  = "no smp_wmb between the copy and publishing the array: a copied fd is lost",
-	.expect   = RACE_MUST_FAIL,
-	.verdict  = "check",
-	.setup    = no_copy_wmb,
-	RACE_THREADS(expand_fd_array, reader),
-	.check    = no_file_lost,
-	.teardown = free_tables,
-	.bound    = 8,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_SOMETIMES(fd_expand_no_copy_wmb,
+	"no smp_wmb between the copy and publishing the array: a copied fd is lost",
+	no_copy_wmb, no_file_lost, (expand_fd_array, reader),
+	.teardown = free_tables);
 
-RACE_SCENARIO(fd_expand_no_publish_wmb) = {
-	.name     = "fd_expand_no_publish_wmb",
-	.summary  = "no smp_wmb between the array and max_fds: the new size indexes the old array",
-	.expect   = RACE_MUST_FAIL,
-	.verdict  = "check",
-	.setup    = no_publish_wmb,
-	RACE_THREADS(expand_fd_array, reader),
-	.check    = no_file_lost,
-	.teardown = free_tables,
-	.bound    = 8,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_SOMETIMES(fd_expand_no_publish_wmb,
+	"no smp_wmb between the array and max_fds: the new size indexes the old array",
+	no_publish_wmb, no_file_lost, (expand_fd_array, reader),
+	.teardown = free_tables);
 
-RACE_SCENARIO(fd_expand_no_reader_rmb) = {
-	.name     = "fd_expand_no_reader_rmb",
-	.summary  = "no smp_rmb between max_fds and the array: the new size indexes the old array",
-	.expect   = RACE_MUST_FAIL,
-	.verdict  = "check",
-	.setup    = no_reader_rmb,
-	RACE_THREADS(expand_fd_array, reader),
-	.check    = no_file_lost,
-	.teardown = free_tables,
-	.bound    = 8,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_SOMETIMES(fd_expand_no_reader_rmb,
+	"no smp_rmb between max_fds and the array: the new size indexes the old array",
+	no_reader_rmb, no_file_lost, (expand_fd_array, reader),
+	.teardown = free_tables);

@@ -24,12 +24,10 @@
 #include <stddef.h>
 
 #include "barrier.h"
-#include "race/scenario.h"
+#include "litmus.h"
 #include "rcupdate.h"
 #include "rwonce.h"
 #include "spinlock.h"
-
-#define LITMUS_BOUND	8	/* more preemptions than any shape has steps */
 
 static int buf, flag, x, y, z;
 static int *ptr;
@@ -73,17 +71,9 @@ static void mp_reader(void)
 	r1 = READ_ONCE(buf);
 }
 
-RACE_SCENARIO(mp) = {
-	.name     = "mp",
-	.summary  = "MP+poonceonces: no barrier; the flag may pass the data (Sometimes)",
-	.expect   = RACE_MUST_FAIL,
-	.verdict  = "check",
-	.setup    = zero,
-	RACE_THREADS(mp_writer, mp_reader),
-	.check    = flag_without_buf,
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_SOMETIMES(mp,
+	"MP+poonceonces: no barrier; the flag may pass the data (Sometimes)",
+	zero, flag_without_buf, (mp_writer, mp_reader));
 
 static void mp_writer_wmb(void)
 {
@@ -99,42 +89,18 @@ static void mp_reader_rmb(void)
 	r1 = READ_ONCE(buf);
 }
 
-RACE_SCENARIO(mp_wmb_rmb) = {
-	.name     = "mp_wmb_rmb",
-	.summary  = "MP+fencewmbonceonce+fencermbonceonce: smp_wmb pairs with smp_rmb (Never)",
-	.expect   = RACE_MUST_HOLD,
-	.setup    = zero,
-	RACE_THREADS(mp_writer_wmb, mp_reader_rmb),
-	.check    = flag_without_buf,
-	.witness  = saw_flag,
-	.outcome  = "the reader sees flag = 1",
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_NEVER(mp_wmb_rmb,
+	"MP+fencewmbonceonce+fencermbonceonce: smp_wmb pairs with smp_rmb (Never)",
+	zero, flag_without_buf, (mp_writer_wmb, mp_reader_rmb),
+	saw_flag, "the reader sees flag = 1");
 
-RACE_SCENARIO(mp_wmb_only) = {
-	.name     = "mp_wmb_only",
-	.summary  = "MP with smp_wmb but no smp_rmb: the reader's loads may pass each other (Sometimes)",
-	.expect   = RACE_MUST_FAIL,
-	.verdict  = "check",
-	.setup    = zero,
-	RACE_THREADS(mp_writer_wmb, mp_reader),
-	.check    = flag_without_buf,
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_SOMETIMES(mp_wmb_only,
+	"MP with smp_wmb but no smp_rmb: the reader's loads may pass each other (Sometimes)",
+	zero, flag_without_buf, (mp_writer_wmb, mp_reader));
 
-RACE_SCENARIO(mp_rmb_only) = {
-	.name     = "mp_rmb_only",
-	.summary  = "MP with smp_rmb but no smp_wmb: the writer's stores may pass each other (Sometimes)",
-	.expect   = RACE_MUST_FAIL,
-	.verdict  = "check",
-	.setup    = zero,
-	RACE_THREADS(mp_writer, mp_reader_rmb),
-	.check    = flag_without_buf,
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_SOMETIMES(mp_rmb_only,
+	"MP with smp_rmb but no smp_wmb: the writer's stores may pass each other (Sometimes)",
+	zero, flag_without_buf, (mp_writer, mp_reader_rmb));
 
 static void mp_writer_release(void)
 {
@@ -148,18 +114,10 @@ static void mp_reader_acquire(void)
 	r1 = READ_ONCE(buf);
 }
 
-RACE_SCENARIO(mp_release_acquire) = {
-	.name     = "mp_release_acquire",
-	.summary  = "MP+pooncerelease+poacquireonce: smp_store_release/smp_load_acquire (Never)",
-	.expect   = RACE_MUST_HOLD,
-	.setup    = zero,
-	RACE_THREADS(mp_writer_release, mp_reader_acquire),
-	.check    = flag_without_buf,
-	.witness  = saw_flag,
-	.outcome  = "the reader sees flag = 1",
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_NEVER(mp_release_acquire,
+	"MP+pooncerelease+poacquireonce: smp_store_release/smp_load_acquire (Never)",
+	zero, flag_without_buf, (mp_writer_release, mp_reader_acquire),
+	saw_flag, "the reader sees flag = 1");
 
 /* --- MP through a pointer: rcu_assign_pointer / rcu_dereference ---------- */
 
@@ -187,18 +145,10 @@ static void deref_reader(void)
 	rcu_read_unlock();
 }
 
-RACE_SCENARIO(mp_rcu) = {
-	.name     = "mp_rcu",
-	.summary  = "MP+onceassign+derefonce: rcu_assign_pointer/rcu_dereference, an address dependency (Never)",
-	.expect   = RACE_MUST_HOLD,
-	.setup    = ptr_at_y,
-	RACE_THREADS(assign_writer, deref_reader),
-	.check    = flag_without_buf,
-	.witness  = saw_flag,
-	.outcome  = "the reader gets the new pointer",
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_NEVER(mp_rcu,
+	"MP+onceassign+derefonce: rcu_assign_pointer/rcu_dereference, an address dependency (Never)",
+	ptr_at_y, flag_without_buf, (assign_writer, deref_reader),
+	saw_flag, "the reader gets the new pointer");
 
 /* --- MP under a lock ---------------------------------------------------- */
 
@@ -218,18 +168,10 @@ static void lock_reader(void)
 	r1 = READ_ONCE(buf);
 }
 
-RACE_SCENARIO(mp_locks) = {
-	.name     = "mp_locks",
-	.summary  = "MP+polocks: the flag written and read under one lock (Never)",
-	.expect   = RACE_MUST_HOLD,
-	.setup    = zero,
-	RACE_THREADS(lock_writer, lock_reader),
-	.check    = flag_without_buf,
-	.witness  = saw_flag,
-	.outcome  = "the reader sees flag = 1",
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_NEVER(mp_locks,
+	"MP+polocks: the flag written and read under one lock (Never)",
+	zero, flag_without_buf, (lock_writer, lock_reader),
+	saw_flag, "the reader sees flag = 1");
 
 /* --- SB: store buffering ------------------------------------------------ */
 
@@ -271,30 +213,14 @@ static bool one_saw(void)
 	return r0 == 1 || r1 == 1;
 }
 
-RACE_SCENARIO(sb) = {
-	.name     = "sb",
-	.summary  = "SB+poonceonces: each thread's load may pass its store (Sometimes)",
-	.expect   = RACE_MUST_FAIL,
-	.verdict  = "check",
-	.setup    = zero,
-	RACE_THREADS(sb_left, sb_right),
-	.check    = both_missed,
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_SOMETIMES(sb,
+	"SB+poonceonces: each thread's load may pass its store (Sometimes)",
+	zero, both_missed, (sb_left, sb_right));
 
-RACE_SCENARIO(sb_mb) = {
-	.name     = "sb_mb",
-	.summary  = "SB+fencembonceonces: smp_mb between each store and load (Never)",
-	.expect   = RACE_MUST_HOLD,
-	.setup    = zero,
-	RACE_THREADS(sb_left_mb, sb_right_mb),
-	.check    = both_missed,
-	.witness  = one_saw,
-	.outcome  = "a thread reads the other's store",
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_NEVER(sb_mb,
+	"SB+fencembonceonces: smp_mb between each store and load (Never)",
+	zero, both_missed, (sb_left_mb, sb_right_mb),
+	one_saw, "a thread reads the other's store");
 
 /* --- Coherence: one location ---------------------------------------------- */
 
@@ -319,18 +245,10 @@ static const char *corr_check(void)
 	return r0 == 1 && r1 == 0 ? "read 1, then the older 0" : NULL;
 }
 
-RACE_SCENARIO(corr) = {
-	.name     = "corr",
-	.summary  = "CoRR+poonceonce+Once: two reads of x never go back in time (Never)",
-	.expect   = RACE_MUST_HOLD,
-	.setup    = zero,
-	RACE_THREADS(store_x1, read_x_twice),
-	.check    = corr_check,
-	.witness  = saw_flag,
-	.outcome  = "the first read sees the store",
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_NEVER(corr,
+	"CoRR+poonceonce+Once: two reads of x never go back in time (Never)",
+	zero, corr_check, (store_x1, read_x_twice),
+	saw_flag, "the first read sees the store");
 
 static void read_then_store_x1(void)
 {
@@ -349,18 +267,10 @@ static bool read_2(void)
 	return r0 == 2;
 }
 
-RACE_SCENARIO(corw) = {
-	.name     = "corw",
-	.summary  = "CoRW+poonceonce+Once: a store after a read goes after what was read (Never)",
-	.expect   = RACE_MUST_HOLD,
-	.setup    = zero,
-	RACE_THREADS(read_then_store_x1, store_x2),
-	.check    = corw_check,
-	.witness  = read_2,
-	.outcome  = "T1 reads T2's store",
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_NEVER(corw,
+	"CoRW+poonceonce+Once: a store after a read goes after what was read (Never)",
+	zero, corw_check, (read_then_store_x1, store_x2),
+	read_2, "T1 reads T2's store");
 
 static void store_then_read_x(void)
 {
@@ -374,18 +284,10 @@ static const char *cowr_check(void)
 	       "read T2's 2 after storing 1, yet 1 is the newer" : NULL;
 }
 
-RACE_SCENARIO(cowr) = {
-	.name     = "cowr",
-	.summary  = "CoWR+poonceonce+Once: a read after a store sees it or a newer one (Never)",
-	.expect   = RACE_MUST_HOLD,
-	.setup    = zero,
-	RACE_THREADS(store_then_read_x, store_x2),
-	.check    = cowr_check,
-	.witness  = read_2,
-	.outcome  = "T1 reads T2's store",
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_NEVER(cowr,
+	"CoWR+poonceonce+Once: a read after a store sees it or a newer one (Never)",
+	zero, cowr_check, (store_then_read_x, store_x2),
+	read_2, "T1 reads T2's store");
 
 static void store_x1_x2(void)
 {
@@ -405,18 +307,10 @@ static bool saw_1(void)
 	return r0 == 1 || r1 == 1;
 }
 
-RACE_SCENARIO(coww) = {
-	.name     = "coww",
-	.summary  = "CoWW+poonceonce: two stores to x keep their order, for everybody (Never)",
-	.expect   = RACE_MUST_HOLD,
-	.setup    = zero,
-	RACE_THREADS(store_x1_x2, read_x_twice),
-	.check    = coww_check,
-	.witness  = saw_1,
-	.outcome  = "the observer sees the first store",
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_NEVER(coww,
+	"CoWW+poonceonce: two stores to x keep their order, for everybody (Never)",
+	zero, coww_check, (store_x1_x2, read_x_twice),
+	saw_1, "the observer sees the first store");
 
 /* --- RCU grace periods ----------------------------------------------------- */
 
@@ -452,18 +346,10 @@ static const char *old_pointer_new_value(void)
 	       "the reader got the old pointer, and the store after the grace period" : NULL;
 }
 
-RACE_SCENARIO(rcu_mp) = {
-	.name     = "rcu_mp",
-	.summary  = "RCU+sync+free: a reader that got the old pointer never sees the store after synchronize_rcu (Never)",
-	.expect   = RACE_MUST_HOLD,
-	.setup    = ptr_at_x,
-	RACE_THREADS(gp_reader, gp_updater),
-	.check    = old_pointer_new_value,
-	.witness  = saw_flag,
-	.outcome  = "the reader gets the old pointer",
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_NEVER(rcu_mp,
+	"RCU+sync+free: a reader that got the old pointer never sees the store after synchronize_rcu (Never)",
+	ptr_at_x, old_pointer_new_value, (gp_reader, gp_updater),
+	saw_flag, "the reader gets the old pointer");
 
 static void section_writer(void)
 {
@@ -486,15 +372,7 @@ static const char *x_without_y(void)
 	       "x = 1 before the grace period, y = 0 after it" : NULL;
 }
 
-RACE_SCENARIO(rcu_sync_read) = {
-	.name     = "rcu_sync_read",
-	.summary  = "RCU+sync+read: after a grace period, a reader section's stores are all seen (Never)",
-	.expect   = RACE_MUST_HOLD,
-	.setup    = zero,
-	RACE_THREADS(section_writer, sync_between_reads),
-	.check    = x_without_y,
-	.witness  = saw_flag,
-	.outcome  = "the updater sees x = 1 before its grace period",
-	.bound    = LITMUS_BOUND,
-	.memory   = RACE_MEMORY_WEAK,
-};
+LITMUS_NEVER(rcu_sync_read,
+	"RCU+sync+read: after a grace period, a reader section's stores are all seen (Never)",
+	zero, x_without_y, (section_writer, sync_between_reads),
+	saw_flag, "the updater sees x = 1 before its grace period");
