@@ -331,8 +331,8 @@ static void apply_defaults(const struct race_scenario *sc, struct cmdline *cl)
 	load_script(cl);
 	if (race_opt.strategy == &race_script)
 		race_opt.max_executions = 1;
-	race_weak = race_opt.memory == RACE_OPT_MEMORY_WEAK ||
-		    (!race_opt.memory && sc->memory == RACE_MEMORY_WEAK);
+	race_memory_choose(race_opt.memory, sc, race_opt.nr_sees,
+			   cl->sched ? cl->sched : "--script");
 }
 
 /* The result file of a run. */

@@ -186,6 +186,8 @@ int race_sees_parse(struct race_schedfile *sf, const char *rest, int line,
 int race_memory_parse(struct race_schedfile *sf, const char *rest, int line,
 		      char *err, size_t errlen);
 void race_sees_from_steps(const struct race_step *steps, long n);
+void race_memory_choose(int memory, const struct race_scenario *sc,
+			long nr_sees, const char *where);
 
 /* scenarios.c */
 int race_scenarios_load(void);

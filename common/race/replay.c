@@ -13,7 +13,6 @@
 
 #include "race/sched.h"
 #include "race/strategy.h"
-#include "race/weak.h"
 
 /* The steps of @steps as script tokens that force the same interleaving. */
 static void tokens_from_steps(const struct race_step *steps, long n)
@@ -240,7 +239,7 @@ int race_cmd_replay(const char *file, const char *scenario, const char *expect,
 	race_opt.nr_tokens = sf.nr_tokens;
 	race_opt.sees = sf.sees;
 	race_opt.nr_sees = sf.nr_sees;
-	race_weak = sf.memory == RACE_OPT_MEMORY_WEAK;
+	race_memory_choose(sf.memory, sc, sf.nr_sees, file);
 	if (sf.build[0] && strcmp(sf.build, race_build_id()) && !quiet)
 		printf("note: recorded by build %s, this is build %s: the code "
 		       "may have changed\n", sf.build, race_build_id());

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "race/race.h"
+#include "race/weak.h"
 
 /**
  * race_sees_line - the "sees" line of step @nr, if its load read an older
@@ -94,6 +95,30 @@ int race_memory_parse(struct race_schedfile *sf, const char *rest, int line,
 		return -1;
 	}
 	return 0;
+}
+
+/**
+ * race_memory_choose - set race_weak for scenario @sc: @memory says
+ * (RACE_OPT_MEMORY_*: an option, a schedule's 'memory' line), else the
+ * scenario's .memory
+ * @nr_sees: the 'sees' lines of the schedule followed, if any
+ * @where:   for the message
+ *
+ * 'sees' lines under sequential consistency would be ignored: that is an
+ * error (exit 2), not a silent change of the schedule.
+ */
+void race_memory_choose(int memory, const struct race_scenario *sc,
+			long nr_sees, const char *where)
+{
+	race_weak = memory == RACE_OPT_MEMORY_WEAK ||
+		    (memory == RACE_OPT_MEMORY_SCENARIO &&
+		     sc->memory == RACE_MEMORY_WEAK);
+	if (nr_sees && !race_weak) {
+		fprintf(stderr, "race: %s: 'sees' lines choose the stores loads read "
+			"under the weak memory model, but this runs under "
+			"sequential consistency: add the line 'memory weak'\n", where);
+		exit(2);
+	}
 }
 
 /**

@@ -178,6 +178,24 @@ class Timeline(unittest.TestCase):
                       "load reads the store of step 4, but it may read only the store "
                       "of step 1 and the initial value" % load, out)
 
+    def test_sees_lines_need_the_weak_model(self):
+        """A schedule whose loads read older stores cannot be followed
+        under sequential consistency: an error, not a silent change."""
+        _, lines = self.record()
+        with open(self.sched, "w") as f:
+            f.write("\n".join(l if l != "memory weak" else "memory sc"
+                              for l in lines) + "\n")
+        rc, out = run("replay", self.sched)
+        self.assertEqual(rc, 2, out)
+        self.assertIn("'sees' lines choose the stores loads read under the weak "
+                      "memory model, but this runs under sequential consistency: "
+                      "add the line 'memory weak'", out)
+        # the scenario's own .memory stands in for a missing 'memory' line
+        with open(self.sched, "w") as f:
+            f.write("\n".join(l for l in lines if l != "memory weak") + "\n")
+        rc, out = run("replay", self.sched)
+        self.assertEqual(rc, 0, out)
+
     def test_malformed_sees_and_memory_lines(self):
         for bad, want in (("sees 5", "expected 'sees <load step> <earlier store step>|init'"),
                           ("sees 5 7", "expected 'sees <load step> <earlier store step>|init'"),
