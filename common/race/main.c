@@ -67,9 +67,10 @@ static int cmd_list(void)
 
 	for (i = 0; i < race_scenarios_count(); i++) {
 		sc = race_scenario_at(i);
-		printf("%-32s %s%s%s  %s\n", sc->name, race_expect_name(sc),
+		printf("%-32s %s%s%s  %s%s\n", sc->name, race_expect_name(sc),
 		       sc->verdict ? ":" : "", sc->verdict ? sc->verdict : "",
-		       sc->summary ? sc->summary : "");
+		       sc->summary ? sc->summary : "",
+		       sc->memory == RACE_MEMORY_WEAK ? " [weak memory]" : "");
 	}
 	return 0;
 }

@@ -6,7 +6,8 @@
  * of them holds the token; at each scheduling point it asks the strategy
  * who runs the next step, posts that thread's semaphore and waits on its
  * own.  Code between two points therefore runs alone: an execution is
- * sequentially consistent and determined by the choices made.
+ * determined by the choices made (and under the weak memory model by the
+ * stores its loads chose), and sequentially consistent under the default.
  *
  * Threads are created once per search process and reused by every
  * execution.  Between executions they wait at the top of their loop.  One

@@ -134,6 +134,7 @@ static void assign_writer(void)
 	rcu_assign_pointer(ptr, &x);
 }
 
+/* Read the pointer and, through it, what it points to; r0: it was &x. */
 static void deref_reader(void)
 {
 	int *p;
@@ -322,17 +323,6 @@ static void ptr_at_x(void)
 	ptr = &x;
 }
 
-static void gp_reader(void)
-{
-	int *p;
-
-	rcu_read_lock();
-	p = rcu_dereference(ptr);
-	r0 = p == &x;
-	r1 = READ_ONCE(*p);
-	rcu_read_unlock();
-}
-
 static void gp_updater(void)
 {
 	rcu_assign_pointer(ptr, &z);
@@ -348,7 +338,7 @@ static const char *old_pointer_new_value(void)
 
 LITMUS_NEVER(rcu_mp,
 	"RCU+sync+free: a reader that got the old pointer never sees the store after synchronize_rcu (Never)",
-	ptr_at_x, old_pointer_new_value, (gp_reader, gp_updater),
+	ptr_at_x, old_pointer_new_value, (deref_reader, gp_updater),
 	saw_flag, "the reader gets the old pointer");
 
 static void section_writer(void)
