@@ -107,6 +107,7 @@ struct race_step *race_trace_add(int thread, const char *fn, const char *what,
 		RACE_REF_NONE;
 	__atomic_store_n(&race_sh->nr_steps, race_sh->nr_steps + 1,
 			 __ATOMIC_RELEASE);
+	race_debug_at_step(race_sh->nr_steps, addr);
 	return s;
 }
 
