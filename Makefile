@@ -53,26 +53,29 @@ deps:
 $(foreach n,$(LABS),$(eval lab-$(n): build-lab-$(n) ; \
 	@$(PYTHON) tools/grade.py --lab $(n) --impl $(IMPL) --build-root $(BUILD)))
 
-$(foreach n,$(LABS),$(eval race-$(n): $(if $(call lab_problem,$(n)),impl-ok-$(n),$(call lab_race_bin,$(n))) ; \
-	@$(PYTHON) tools/race.py run --lab $(n) --impl $(IMPL) --build-root $(BUILD) \
-	--strategy "$(STRATEGY)" --seed "$(SEED)" --sched "$(SCHED)"))
-
 # A schedule file is data: the program that replays it is its lab's race
 # binary (LAB=, the lab folder it is in, its "lab N" line).  A wrong file
-# or command is one line (tools/race.py check), made make's own error.
+# or command is one line (tools/race.py check LAB [EXTRA]), made make's
+# own error: sched_ok expands to nothing, or stops make with that line.
 shq         = '$(subst ','\'',$(1))'
 SCHED_ARGS  = --sched $(call shq,$(SCHED)) --impl $(call shq,$(IMPL)) \
 	--build-root $(call shq,$(BUILD))
 sched_error = $(shell $(PYTHON) tools/race.py check $(SCHED_ARGS) \
-	--lab $(call shq,$(LAB)) --step $(call shq,$(STEP)) $(1))
+	--lab $(call shq,$(1)) --step $(call shq,$(STEP)) $(2))
+sched_ok    = $(call die_if,$(call sched_error,$(1),$(2)))
 die_if      = $(if $(1),$(error $(1)))
 
+$(foreach n,$(LABS),$(eval race-$(n): $(if $(call lab_problem,$(n)),impl-ok-$(n),$(call lab_race_bin,$(n))) ; \
+	$$(if $$(SCHED),$$(call sched_ok,$(n)))@$(PYTHON) tools/race.py run --lab $(n) \
+	--impl $(IMPL) --build-root $(BUILD) --strategy "$(STRATEGY)" --seed "$(SEED)" \
+	--sched $$(call shq,$$(SCHED))))
+
 replay: | $(DEPS_BUILD)
-	$(call die_if,$(call sched_error))
+	$(call sched_ok,$(LAB))
 	@$(PYTHON) tools/race.py replay $(SCHED_ARGS) --lab $(call shq,$(LAB))
 
 debug: | $(DEPS_BUILD)
-	$(call die_if,$(call sched_error,--debug))
+	$(call sched_ok,$(LAB),--debug)
 	@$(PYTHON) tools/race.py debug $(SCHED_ARGS) --lab $(call shq,$(LAB)) \
 		--step $(call shq,$(STEP))
 

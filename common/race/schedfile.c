@@ -602,8 +602,8 @@ int race_schedfile_read(const char *path, struct race_schedfile *sf,
 			char *err, size_t errlen)
 {
 	struct sched_parser p;
-	char esc[256], *buf, *s, *nl, *end;
-	size_t len;
+	char esc[256], *buf = NULL, *s, *nl, *end;
+	size_t len = 0;
 	int ret = 0;
 
 	memset(sf, 0, sizeof(*sf));

@@ -251,6 +251,10 @@ def show(how):
     of = " of %d" % CUR.last if CUR.last else ""
     if how == "end" and not verdict():
         print("the execution ended after step %d without a verdict" % n)
+    elif how == "end" and not THREAD.match(taker.name or ""):
+        print("after step %d%s, the last, the verdict of the checks that run after "
+              "the threads:" % (n, of))
+        print("verdict: " + verdict())
     elif how == "end":
         print("step %d%s, the verdict: %s %s(%s)" % (n, of, thread, label, obj))
         print("verdict: " + verdict())
