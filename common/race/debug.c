@@ -18,8 +18,8 @@
  * step k is running the program again and stopping at race_debug_step(k),
  * since the schedule makes every run the same execution.
  *
- * The threads are named T1..Tn and RCU (pthread_setname_np), so that gdb,
- * rr and ps show which is which.
+ * The threads name themselves T1..Tn and RCU (race_debug_name_self()), so
+ * that gdb, rr and ps show which is which.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -82,16 +82,15 @@ void race_debug_at_end(void)
 }
 
 /**
- * race_debug_name_threads - name the scenario's threads T1..Tn and RCU
+ * race_debug_name_self - name the calling thread T1..Tn or RCU after @id
  *
- * Call once their pthreads exist (race_sched_start()).
+ * The thread names itself (prctl(PR_SET_NAME) underneath), the one way
+ * of naming that rr's replay follows too.
  */
-void race_debug_name_threads(void)
+void race_debug_name_self(int id)
 {
 	char name[16];
-	int id;
 
-	for (id = 1; id <= race_nr_workers() + 1; id++)
-		pthread_setname_np(race_thread_get(id)->pt,
-				   race_thread_name(id, name, sizeof(name)));
+	pthread_setname_np(pthread_self(), race_thread_name(id, name,
+							     sizeof(name)));
 }

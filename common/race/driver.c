@@ -208,7 +208,6 @@ static void __noreturn child_main(void)
 	if (!race_debug.enabled)
 		watchdog_start();	/* a person at a breakpoint is no hang */
 	race_sched_start();
-	race_debug_name_threads();
 	race_strategy_init();
 	while (race_strategy_begin()) {
 		race_run_execution();

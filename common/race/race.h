@@ -220,6 +220,6 @@ void race_debug_step(long nr);
 void race_debug_stop(void);
 void race_debug_at_step(long nr, const volatile void *addr);
 void race_debug_at_end(void);
-void race_debug_name_threads(void);
+void race_debug_name_self(int id);
 
 #endif /* KIT_RACE_RACE_H */

@@ -75,38 +75,76 @@ class Recorded(unittest.TestCase):
 
 
 class Gdb(Recorded):
-    def test_stops_at_the_verdict_and_who_freed(self):
-        out = self.debug(["who-freed"])
-        n = self.steps
+    """One make debug session for most tests: its output, cut at gdb's
+    prompts, one piece per command."""
+    COMMANDS = ["who-freed", "step-back", "goto-step 5", "who-freed", "step-forward",
+                "who-freed", "goto-step", "who-freed kref", "rr-walk-back"]
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        rc, out = make("debug", "SCHED=" + cls.sched, "IMPL=solutions",
+                       stdin=("\n".join(cls.COMMANDS) + "\n").encode())
+        cls.rc, cls.out = rc, out
+        cls.piece = dict(zip(["start"] + cls.COMMANDS[:2] + ["goto-step 5", "who-freed 5",
+                              "step-forward", "who-freed 6", "goto-step", "who-freed kref",
+                              "rr-walk-back"], out.split("(gdb) ")))
+
+    def test_session_ran(self):
+        self.assertEqual(self.rc, 0, self.out)
+        self.assertNotIn("Traceback", self.out)
+        self.assertNotIn("Python Exception", self.out)
+        self.assertEqual(len(self.piece), len(self.COMMANDS) + 1, self.out)
+
+    def test_stops_at_the_verdict(self):
+        out, n = self.piece["start"], self.steps
         self.assertIn("step %d of %d, the verdict: T1 kref_get.inc(obj#1)" % (n, n), out)
         self.assertRegex(out, r"T1 lookup_unlocked: found the verdict\n +#\d+ +kref_get \(")
         self.assertIn("T2 remove_key: finished", out)
+
+    def test_who_freed_names_cache_obj_release_in_T2(self):
+        out = self.piece["who-freed"]
         self.assertIn("who-freed: obj#1 was freed at step %d by T2 remove_key, in "
                       "cache_obj_release:" % self.free_step, out)
-        frames = out.split("who-freed: obj#1", 1)[1]
-        self.assertRegex(frames, r"#\d+ .*cache_obj_release \(.*labs/lab1-kref/cache_given\.c:\d+")
-        self.assertRegex(frames, r"#\d+ .*kref_put \(")
-        self.assertRegex(frames, r"#\d+ .*remove_key \(")
-        self.assertIn("back at step %d, the verdict" % n, out)
+        self.assertRegex(out, r"#\d+ .*cache_obj_release \(.*labs/lab1-kref/cache_given\.c:\d+")
+        self.assertRegex(out, r"#\d+ .*kref_put \(")
+        self.assertRegex(out, r"#\d+ .*remove_key \(")
+        self.assertIn("back at step %d, the verdict" % self.steps, out)
 
     def test_step_back_goto_step_forward(self):
-        out = self.debug(["step-back", "goto-step 5", "who-freed", "step-forward", "who-freed"])
         self.assertIn("step %d of %d: T2 cache_obj_release.kfree(obj#1), before its access"
-                      % (self.steps - 1, self.steps), out)
-        self.assertIn("T2 remove_key: takes step %d" % (self.steps - 1), out)
-        self.assertIn("T1 lookup_unlocked: waits at kref_get.inc", out)
+                      % (self.steps - 1, self.steps), self.piece["step-back"])
+        self.assertIn("T2 remove_key: takes step %d" % (self.steps - 1), self.piece["step-back"])
+        self.assertIn("T1 lookup_unlocked: waits at kref_get.inc", self.piece["step-back"])
+        out = self.piece["goto-step 5"]
         self.assertIn("step 5 of %d: T1 kref_get.read(obj#1), before its access" % self.steps, out)
         self.assertIn("T2 remove_key: waits at cache_remove.spin_lock", out)
-        self.assertIn("step 6 of %d: T2 cache_remove.spin_lock" % self.steps, out)
-        self.assertIn("who-freed: no step before step 5 frees obj#1", out)
-        self.assertIn("step 6 accesses no object of the slab: who-freed EXPR names one", out)
+        self.assertIn("who-freed: no step before step 5 frees obj#1", self.piece["who-freed 5"])
+        self.assertIn("step 6 of %d: T2 cache_remove.spin_lock" % self.steps,
+                      self.piece["step-forward"])
+        self.assertIn("step 6 accesses no object of the slab: who-freed EXPR names one",
+                      self.piece["who-freed 6"])
 
-    def test_start_at_a_step_and_who_freed_an_expression(self):
-        out = self.debug(["goto-step", "who-freed kref"], "STEP=%d" % self.free_step)
+    def test_who_freed_an_expression(self):
+        self.assertRegex(self.piece["goto-step"], r"#\d+ +kref_get \(.*\n11\t")
+        self.assertIn("who-freed: obj#1 was freed at step %d by T2" % self.free_step,
+                      self.piece["who-freed kref"])
+
+    def test_rr_walk_back_needs_rr(self):
+        """Its first half (stop at the verdict, watch the victim) runs under
+        plain gdb too; going backwards then needs rr, and it says so."""
+        out = self.piece["rr-walk-back"]
+        self.assertIn("rr-walk-back: verdict at step %d, T1 kref_get.inc(obj#1): "
+                      "use-after-free" % self.steps, out)
+        self.assertRegex(out, r"rr-walk-back: watching the 4 bytes at 0x[0-9a-f]+ \(obj#1\)")
+        self.assertRegex(out, r"rr-walk-back: this gdb cannot run backwards \(Target .* does "
+                              r"not support this command\.\): that needs rr \(make rr-replay-N\)")
+
+    def test_start_at_a_step(self):
+        out = self.debug([], "STEP=%d" % self.free_step)
+        self.assertIn("stopped at step %d" % self.free_step, out)
         self.assertIn("step %d of %d: T2 cache_obj_release.kfree(obj#1)"
                       % (self.free_step, self.steps), out)
-        self.assertRegex(out, r"#\d+ .*kref_get \(")      # the frame selected: kref_get
-        self.assertIn("who-freed: obj#1 was freed at step %d by T2" % self.free_step, out)
 
     def test_the_exercise_file(self):
         """The solution's race.sched has run tokens, not steps, and no line
@@ -125,16 +163,6 @@ class Gdb(Recorded):
         out = self.debug([], sched=p)
         self.assertRegex(out, r"no verdict: the execution ended after step (\d+); standing at it")
         self.assertRegex(out, r"step (\d+) of \1: ")
-
-    def test_rr_walk_back_needs_rr(self):
-        """Its first half (stop at the verdict, watch the victim) runs under
-        plain gdb too; going backwards then needs rr, and it says so."""
-        out = self.debug(["rr-walk-back"])
-        self.assertIn("rr-walk-back: verdict at step %d, T1 kref_get.inc(obj#1): "
-                      "use-after-free" % self.steps, out)
-        self.assertRegex(out, r"rr-walk-back: watching the 4 bytes at 0x[0-9a-f]+ \(obj#1\)")
-        self.assertRegex(out, r"rr-walk-back: this gdb cannot run backwards \(Target .* does "
-                              r"not support this command\.\): that needs rr \(make rr-replay-N\)")
 
     def test_bad_input_is_one_line(self):
         for args, want in ((["STEP=x"], "STEP: expected a step number (1, 2, ...), got 'x'"),

@@ -114,10 +114,17 @@ def step_fields(n):
             int(s["obj_ref"]), int(s["obj"]), int(s["obj_off"]))
 
 
+def workers():
+    """How many threads the scenario has (the RCU thread not counted)."""
+    n = 0
+    while n < 4 and int(value("(long)race_sc->threads[%d]" % n)):
+        n += 1
+    return n
+
+
 def thread_name(tid):
     """'T2' or 'RCU' for thread number @tid of the reproducer."""
-    workers = sum(t.name != "RCU" for t in scenario_threads())
-    return "RCU" if tid == workers + 1 else "T%d" % tid
+    return "RCU" if tid == workers() + 1 else "T%d" % tid
 
 
 # --- running ------------------------------------------------------------------------
@@ -206,8 +213,7 @@ def backtrace(th):
 
 def state_of(th):
     """What thread @th (of the reproducer's) is doing, from token.c."""
-    workers = sum(t.name != "RCU" for t in scenario_threads())
-    t = value("'token.c'::threads[%d]" % (workers if th.name == "RCU" else int(th.name[1:]) - 1))
+    t = value("'token.c'::threads[%d]" % (workers() if th.name == "RCU" else int(th.name[1:]) - 1))
     state = str(t["state"])
     if state == "RACE_TS_POINT":
         return "waits at %s.%s" % (t["fn"].string(), t["what"].string())
@@ -456,8 +462,8 @@ reverse-continue to the write that freed or dropped it."""
         tid, at, _, _, _ = step_fields(done)
         print("rr-walk-back: the last write before the verdict, in step %d: %s %s"
               % (done, thread_name(tid), at))
-        taker = gdb.selected_thread()
-        show_threads(taker)
+        CUR.step, CUR.at_end = done, False
+        show_threads(gdb.selected_thread())
         gdb.execute("delete $bpnum", to_string=True)
 
 
