@@ -35,66 +35,30 @@ int race_sees_line(const struct race_step *s, long nr, char *buf, size_t len)
 	return 1;
 }
 
-/* Make @sees[] hold step @step (new entries: the newest store). */
-static void sees_grow(long **sees, long *nr, long step)
-{
-	long i;
-
-	if (step < *nr)
-		return;
-	*sees = realloc(*sees, (step + 1) * sizeof(**sees));
-	if (!*sees)
-		abort();
-	for (i = *nr; i <= step; i++)
-		(*sees)[i] = RACE_SEES_NEWEST;
-	*nr = step + 1;
-}
-
 /**
- * race_sees_parse - "LOAD STORE" of a sees line, into @sf
+ * race_sees_set - record that the load of step @load reads the store of
+ * step @from (0: the initial value); loads without a record read the
+ * newest store
  *
- * Returns 0, or -1 with @err naming the line and what was expected.
+ * The array grows geometrically: a file's sees lines cost linear time.
  */
-int race_sees_parse(struct race_schedfile *sf, const char *rest, int line,
-		    char *err, size_t errlen)
+void race_sees_set(struct race_schedfile *sf, long load, long from)
 {
-	char store[32], extra;
-	long load, from = 0;
-	int k = sscanf(rest, "%ld %31s %c", &load, store, &extra);
+	long i, cap = sf->cap_sees;
 
-	if (k == 2 && strcmp(store, "init")) {
-		char *end;
-
-		from = strtol(store, &end, 10);
-		if (*end || from < 1)
-			k = 0;
+	if (load >= cap) {
+		while (cap <= load)
+			cap = cap ? 2 * cap : 64;
+		sf->sees = realloc(sf->sees, cap * sizeof(*sf->sees));
+		if (!sf->sees)
+			abort();
+		sf->cap_sees = cap;
 	}
-	if (k != 2 || load < 1 || (from && from >= load)) {
-		snprintf(err, errlen, "line %d: expected 'sees <load step> "
-			 "<earlier store step>|init', got 'sees %s'", line, rest);
-		return -1;
-	}
-	sees_grow(&sf->sees, &sf->nr_sees, load);
+	for (i = sf->nr_sees; i <= load; i++)
+		sf->sees[i] = RACE_SEES_NEWEST;
+	if (load >= sf->nr_sees)
+		sf->nr_sees = load + 1;
 	sf->sees[load] = from;
-	return 0;
-}
-
-/**
- * race_memory_parse - "sc" or "weak" of a memory line, into @sf
- */
-int race_memory_parse(struct race_schedfile *sf, const char *rest, int line,
-		      char *err, size_t errlen)
-{
-	if (!strcmp(rest, "sc"))
-		sf->memory = RACE_OPT_MEMORY_SC;
-	else if (!strcmp(rest, "weak"))
-		sf->memory = RACE_OPT_MEMORY_WEAK;
-	else {
-		snprintf(err, errlen, "line %d: expected 'memory sc' or "
-			 "'memory weak', got 'memory %s'", line, rest);
-		return -1;
-	}
-	return 0;
 }
 
 /**
@@ -127,13 +91,15 @@ void race_memory_choose(int memory, const struct race_scenario *sc,
  */
 void race_sees_from_steps(const struct race_step *steps, long n)
 {
+	static struct race_schedfile sf;	/* race_opt.sees points in */
 	long i;
 
-	race_opt.sees = NULL;
-	race_opt.nr_sees = 0;
+	free(sf.sees);
+	memset(&sf, 0, sizeof(sf));
 	for (i = 0; i < n; i++)
-		if (steps[i].sees != RACE_SEES_NEWEST) {
-			sees_grow(&race_opt.sees, &race_opt.nr_sees, i + 1);
-			race_opt.sees[i + 1] = steps[i].sees;
-		}
+		if (steps[i].sees != RACE_SEES_NEWEST)
+			race_sees_set(&sf, i + 1, steps[i].sees);
+	race_opt.sees = sf.sees;
+	race_opt.nr_sees = sf.nr_sees;
+}
 }

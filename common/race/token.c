@@ -233,6 +233,7 @@ static void *thread_main(void *arg)
 	struct race_thread *t = arg;
 
 	self = t;
+	race_debug_name_self(t->id);	/* "T1", "RCU": for gdb, rr, ps */
 	for (;;) {
 		sem_wait_intr(&t->sem);
 		t->body();		/* the RCU thread's never returns */

@@ -110,6 +110,7 @@ struct race_step *race_trace_add(int thread, const char *fn, const char *what,
 	__atomic_store_n(&race_sh->nr_steps, race_sh->nr_steps + 1,
 			 __ATOMIC_RELEASE);
 	race_dpor_step(thread);
+	race_debug_at_step(race_sh->nr_steps, addr);
 	return s;
 }
 

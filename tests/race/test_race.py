@@ -168,24 +168,27 @@ class Replay(Tmp):
         lines.insert(6, "stepp 1 T1")
         rc, out = run(LAB1, "replay", self.write(lines))
         self.assertEqual(rc, 2, out)
-        self.assertIn("line 7: expected 'step', 'run', 'result'", out)
+        self.assertIn("edited.sched:7: expected a line 'race-schedule', 'scenario', ", out)
+        self.assertIn("got 'stepp'", out)
 
     def test_missing_thread_is_an_error(self):
         p = self.write(["race-schedule 1", "scenario " + UNLOCKED, "run T1 T7"])
         rc, out = run(LAB1, "replay", p)
         self.assertEqual(rc, 2, out)
-        self.assertIn("line 3: thread T7 does not exist", out)
+        self.assertIn("edited.sched:3: expected a thread of this scenario (T1..T2, or "
+                      "RCU for the callbacks), got T7", out)
 
     def test_bad_step_number_and_version(self):
         p = self.write(["race-schedule 1", "scenario " + UNLOCKED,
                         "step 2 T1 cache_lookup_unlocked.spin_lock @1 -"])
         rc, out = run(LAB1, "replay", p)
         self.assertEqual(rc, 2, out)
-        self.assertIn("line 3: expected step 1, got step 2", out)
+        self.assertIn("edited.sched:3: expected step 1 (steps are numbered from 1, one "
+                      "by one), got step '2'", out)
         p = self.write(["race-schedule 9"])
         rc, out = run(LAB1, "replay", p, "--scenario", UNLOCKED)
         self.assertEqual(rc, 2, out)
-        self.assertIn("line 1: expected 'race-schedule 1'", out)
+        self.assertIn("edited.sched:1: expected 'race-schedule 1'", out)
 
 
 class Engine(unittest.TestCase):
