@@ -6,11 +6,20 @@
 #                             race scenarios; IMPL=labs (yours, default) or
 #                             IMPL=solutions, or any tree with labN-* folders
 #   make race-N  [IMPL=] [STRATEGY=dfs|pct|random|script] [SEED=] [SCHED=]
+#                [MEMORY=sc|weak] [REDUCTION=on|off]
 #                             run lab N's race scenarios under the reproducer
-#   make replay SCHED=file    replay a schedule file and print its timeline
+#   make replay SCHED=file [LAB=N]
+#                             replay a schedule file and print its timeline
+#   make debug  SCHED=file [STEP=k]
+#                             the replay under gdb, stopped at its verdict (or
+#                             step k): goto-step, step-back, who-freed
 #   make check                the kit's own suite (what CI runs)
 #   make bench-race           reproducer figures (a benchmark, not a test)
 #   make rr-probe             can rr record on this machine? (rr is optional)
+#   make rr-record-N [SCHED=] record lab N's failing schedule under rr
+#   make rr-replay-N          rr replay of it, walked back to the write that
+#                             freed the object (gdb, reverse-continue)
+#   make rr-chaos-N           rr's chaos mode on lab N's stress program
 #   make print-labs           the labs' manifests, as JSON (print-lab N=1: one)
 #   make clean
 #
@@ -30,11 +39,13 @@ include mk/build.mk
 
 DEPS_CHECK := $(call DEPS_OK,check)
 
-.PHONY: help deps demo check clean bench-race rr-probe replay \
-	$(addprefix lab-,$(LABS)) $(addprefix race-,$(LABS))
+RR_KINDS := record replay chaos
+.PHONY: help deps demo check clean bench-race rr-probe replay debug \
+	$(addprefix lab-,$(LABS)) $(addprefix race-,$(LABS)) \
+	$(foreach k,$(RR_KINDS),$(addprefix rr-$(k)-,$(LABS)))
 
 help:
-	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,26p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Labs: $(foreach n,$(LABS),lab-$(n) ($(LAB_$(n)_folder)))"
 
 deps:
@@ -43,12 +54,31 @@ deps:
 $(foreach n,$(LABS),$(eval lab-$(n): build-lab-$(n) ; \
 	@$(PYTHON) tools/grade.py --lab $(n) --impl $(IMPL) --build-root $(BUILD)))
 
+# A schedule file is data: the program that replays it is its lab's race
+# binary (LAB=, the lab folder it is in, its "lab N" line).  A wrong file
+# or command is one line (tools/race.py check LAB [EXTRA]), made make's
+# own error: sched_ok expands to nothing, or stops make with that line.
+shq         = '$(subst ','\'',$(1))'
+SCHED_ARGS  = --sched $(call shq,$(SCHED)) --impl $(call shq,$(IMPL)) \
+	--build-root $(call shq,$(BUILD))
+sched_error = $(shell $(PYTHON) tools/race.py check $(SCHED_ARGS) \
+	--lab $(call shq,$(1)) --step $(call shq,$(STEP)) $(2))
+sched_ok    = $(call die_if,$(call sched_error,$(1),$(2)))
+die_if      = $(if $(1),$(error $(1)))
+
 $(foreach n,$(LABS),$(eval race-$(n): $(if $(call lab_problem,$(n)),impl-ok-$(n),$(call lab_race_bin,$(n))) ; \
-	@$(PYTHON) tools/race.py run --lab $(n) --impl $(IMPL) --build-root $(BUILD) \
-	--strategy "$(STRATEGY)" --seed "$(SEED)" --sched "$(SCHED)"))
+	$$(if $$(SCHED),$$(call sched_ok,$(n)))@$(PYTHON) tools/race.py run --lab $(n) \
+	--impl $(IMPL) --build-root $(BUILD) --strategy "$(STRATEGY)" --seed "$(SEED)" \
+	--memory "$(MEMORY)" --reduction "$(REDUCTION)" --sched $$(call shq,$$(SCHED))))
 
 replay: | $(DEPS_BUILD)
-	@$(PYTHON) tools/race.py replay --sched "$(SCHED)" --build-root $(BUILD)
+	$(call sched_ok,$(LAB))
+	@$(PYTHON) tools/race.py replay $(SCHED_ARGS) --lab $(call shq,$(LAB))
+
+debug: | $(DEPS_BUILD)
+	$(call sched_ok,$(LAB),--debug)
+	@$(PYTHON) tools/race.py debug $(SCHED_ARGS) --lab $(call shq,$(LAB)) \
+		--step $(call shq,$(STEP))
 
 demo: | $(DEPS_BUILD)
 	@$(PYTHON) tools/demo.py --build-root $(BUILD)
@@ -60,7 +90,12 @@ bench-race: | $(DEPS_BUILD)
 	@$(PYTHON) tools/bench_race.py --build-root $(BUILD)
 
 rr-probe:
-	@bash tools/rr.sh probe
+	@$(PYTHON) tools/rr.py probe
+
+# rr-record-N, rr-replay-N, rr-chaos-N: where rr cannot record, each says
+# why and what works here instead, and fails.
+$(foreach n,$(LABS),$(foreach k,$(RR_KINDS),$(eval rr-$(k)-$(n): | $(DEPS_BUILD) ; \
+	@$(PYTHON) tools/rr.py $(k) --lab $(n) $(SCHED_ARGS))))
 
 clean:
 	rm -rf $(BUILD)

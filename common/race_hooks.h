@@ -15,6 +15,7 @@
  * The hooks come in families, one per model of the reproducer:
  *
  *   memory     race_access, race_seen, race_point_at    access.c
+ *              race_fence                                access.c, weak.c
  *   locks      race_spin_lock                            lock.c
  *   RCU        race_rcu_*, race_synchronize_rcu, ...     rcu.c
  *   objects    race_obj_alloc, race_obj_free             objects.c
@@ -83,6 +84,20 @@ void race_access(const char *fn, const char *what, const volatile void *addr,
  * to the same location; the primitives are written to use the answer.)
  */
 long race_seen(long value);
+
+/**
+ * race_fence - a memory barrier (smp_mb, smp_wmb, smp_rmb)
+ * @fn:   __func__ of the caller
+ * @what: the barrier's name ("smp_wmb")
+ * @how:  RACE_FULL (smp_mb), RACE_STORE | RACE_RELEASE (smp_wmb: orders
+ *        stores), RACE_LOAD | RACE_ACQUIRE (smp_rmb: orders loads)
+ *
+ * Under the sequentially consistent model nothing (not a point: a fence
+ * changes nothing when one thread runs at a time and every store is seen
+ * at once).  Under the weak model a point, shown in the timeline, whose
+ * ordering the model applies (docs/reproducer.md, "The weak memory model").
+ */
+void race_fence(const char *fn, const char *what, unsigned int how);
 
 /**
  * race_point_at - a scheduling point with no access, added by hand
@@ -163,6 +178,9 @@ static inline void race_access(const char *fn __maybe_unused,
 			       const volatile void *addr __maybe_unused,
 			       unsigned int how __maybe_unused) { }
 static inline long race_seen(long value) { return value; }
+static inline void race_fence(const char *fn __maybe_unused,
+			      const char *what __maybe_unused,
+			      unsigned int how __maybe_unused) { }
 static inline void race_point_at(const char *fn __maybe_unused,
 				 const char *label __maybe_unused) { }
 static inline void race_spin_lock(const char *fn __maybe_unused,

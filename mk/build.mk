@@ -169,19 +169,36 @@ $(RACE_SELFTEST_BIN): $(call common_objs,race,$(wildcard tests/race/race_*.c) $(
 .PHONY: race-selftest-bin race-selftest
 race-selftest-bin: $(RACE_SELFTEST_BIN)
 
+# The kernel's litmus shapes under the weak memory model (tests/litmus/):
+# their own race binary, and their test (make check runs it).
+RACE_LITMUS_BIN := $(B)/race/litmus/race
+
+$(RACE_LITMUS_BIN): $(call common_objs,race,$(wildcard tests/litmus/race_*.c) $(COMMON_SRC) $(RACE_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
+
+.PHONY: race-litmus
+race-litmus: $(RACE_LITMUS_BIN)
+	@$(PYTHON) tests/litmus/test_litmus.py --bin $(RACE_LITMUS_BIN)
+
 # The reproducer's self-tests (make check runs them through tools/check.py).
 race-selftest: $(RACE_SELFTEST_BIN) $(call lab_race_bin,1)
 	@$(PYTHON) tests/race/test_race.py --selftest-bin $(RACE_SELFTEST_BIN) \
 		--lab1-bin $(call lab_race_bin,1)
 
-# The free-running stress loop the benchmark compares with (make bench-race):
-# lab 1's code, built with lab 1's flags.
-RACE_STRESS_BIN := $(B)/asan/race/stress_lab1
-
-$(RACE_STRESS_BIN): $(call lab_objs,asan,1,tests/race/stress_lab1.c) \
-		$(call lab_code,asan,1) $(call common_objs,asan,$(COMMON_SRC))
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_asan) -o $@ $^ $(KIT_LDLIBS)
+# The free-running stress loops the benchmark compares with (make bench-race):
+# each lab's canonical race (tests/race/stress_labN.c, on tests/race/stress.c),
+# built with that lab's flags.
+race_stress_bin = $(B)/asan/race/stress_lab$(1)
+define race_stress_rule
+$(call race_stress_bin,$(1)): $(call lab_objs,asan,$(1),tests/race/stress_lab$(1).c tests/race/stress.c) \
+		$(call lab_code,asan,$(1)) $(call common_objs,asan,$(COMMON_SRC))
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_asan) -o $$@ $$^ $$(KIT_LDLIBS)
+endef
+RACE_STRESS_LABS := $(filter $(LABS),$(patsubst tests/race/stress_lab%.c,%,$(wildcard tests/race/stress_lab*.c)))
+$(foreach n,$(RACE_STRESS_LABS),$(eval $(call race_stress_rule,$(n))))
 
 .PHONY: race-bench-bins
-race-bench-bins: $(RACE_STRESS_BIN) $(call lab_race_bin,1)
+race-bench-bins: $(foreach n,$(RACE_STRESS_LABS),$(call race_stress_bin,$(n)) $(call lab_race_bin,$(n))) \
+	$(RACE_LITMUS_BIN)

@@ -26,7 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kit import ROOT, criterion, grading, layout, limits, mutants, proc, tsan  # noqa: E402
+from kit import ROOT, criterion, grading, layout, limits, mutants, proc, rr, tsan  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
 
@@ -101,11 +101,59 @@ def tsan_proof(prog):
 
 
 def race_rows():
-    """The race reproducer's self-tests (tests/race/test_race.py)."""
+    """The race reproducer's self-tests (tests/race/test_race.py) and the
+    litmus tests of its weak memory model (tests/litmus/test_litmus.py)."""
+    def target(name):
+        def check():
+            r = proc.make([name], impl="solutions", build=BUILD, jobs=2)
+            return r.ok, r.status(), r.tail(25)
+        return check
+    return [Row("race reproducer: self-tests", target("race-selftest")),
+            Row("race reproducer: litmus tests, the kernel's answers", target("race-litmus"))]
+
+
+def lab1_race_bin():
+    """Lab 1's race binary, of the solutions: (path, None) or (None, failure)."""
+    path = layout.lab(1, impl="solutions", build=BUILD).bins["race"]
+    return path, built([path], impl="solutions")
+
+
+def selftest(script, *args):
+    """A check that runs the unittest program @script (tests/...) on lab 1's
+    race binary; the lines it prints to say what it measured are shown."""
     def check():
-        r = proc.make(["race-selftest"], impl="solutions", build=BUILD, jobs=2)
-        return r.ok, r.status(), r.tail(25)
-    return [Row("race reproducer: self-tests", check)]
+        binary, failed = lab1_race_bin()
+        if failed:
+            return failed
+        r = proc.run([sys.executable, os.path.join(ROOT, script), "--lab1-bin", binary]
+                     + list(args), limits.MAKE_TIMEOUT)
+        shown = [l for l in r.out.splitlines() if l.startswith(("fuzz:", "parse "))]
+        return r.ok, r.status() + ", " + (r.tail(1) or [""])[0], \
+            shown + ([] if r.ok else r.tail(30))
+    return check
+
+
+def rr_check(needs_rr, cls):
+    """@cls of tests/debug/test_debug.py where rr can record (@needs_rr) or
+    cannot; elsewhere a SKIP saying why (ok None)."""
+    def check():
+        p = rr.probe()
+        if p.ok != needs_rr:
+            return None, "rr records here" if p.ok else "rr cannot record here: " + p.line, []
+        return selftest("tests/debug/test_debug.py", cls)()
+    return check
+
+
+def debug_rows():
+    """Schedule files no input breaks, and walking a race back (issues 10, 13)."""
+    return [Row("schedule files: one line for any bad input; fuzz",
+                selftest("tests/race/test_schedfile.py"), show=True),
+            Row("make debug: who-freed names cache_obj_release in T2",
+                selftest("tests/debug/test_debug.py", "Gdb")),
+            Row("rr: record the lab 1 race, walk it back to the free",
+                rr_check(True, "RrRecords"), show=True),
+            Row("rr: where rr cannot record, every rr target says why",
+                rr_check(False, "RrCannot"))]
 
 
 # --- the labs ----------------------------------------------------------------------
@@ -247,6 +295,7 @@ SUITES = [
     common_rows,
     tsan_proof_rows,
     race_rows,
+    debug_rows,
     lab_rows,
     error_rows,
     limits_rows,
@@ -254,20 +303,21 @@ SUITES = [
 
 
 def main():
-    start, passed, failed = time.time(), 0, 0
+    start, passed, failed, skipped = time.time(), 0, 0, 0
     print("make check: BUILD=%s CC=%s" % (BUILD, os.environ.get("CC", "clang")), flush=True)
     for suite in SUITES:
         for row in suite():
             t0 = time.time()
-            ok, detail, lines = row.check()
-            print("%s  %-58s %5.1fs  %s" % ("PASS" if ok else "FAIL", row.name,
-                                             time.time() - t0, detail), flush=True)
-            if row.show or not ok:
+            ok, detail, lines = row.check()     # ok None: skipped, detail says why
+            print("%s  %-58s %5.1fs  %s" % ({None: "SKIP", True: "PASS"}.get(ok, "FAIL"),
+                                             row.name, time.time() - t0, detail), flush=True)
+            if (row.show and ok is not None) or ok is False:
                 for line in lines[:40]:
                     print("      | " + line)
-            passed, failed = passed + ok, failed + (not ok)
+            passed, failed, skipped = passed + (ok is True), failed + (ok is False), \
+                skipped + (ok is None)
     print("make check took %.0fs" % (time.time() - start))
-    print("%d passed, %d failed" % (passed, failed))
+    print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
     return 1 if failed else 0
 
 

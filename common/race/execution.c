@@ -8,7 +8,9 @@
  * the outcome the scenario exists for happen?), teardown(), the callbacks
  * still queued, and the leak count.
  */
+#include "race/dpor.h"
 #include "race/sched.h"
+#include "race/weak.h"
 #include "slab.h"
 
 /* Every model back to the start of an execution. */
@@ -18,6 +20,8 @@ static void reset_models(void)
 	race_sched_reset();
 	race_rcu_reset();
 	race_objects_reset();
+	race_weak_reset();
+	race_dpor_reset();
 	slab_reset();		/* the slab's own messages number as we do */
 	race_sh->note[0] = 0;
 	race_sh->note_step = -1;

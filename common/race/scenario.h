@@ -74,6 +74,18 @@ enum race_expect {
 	RACE_DEMO,
 };
 
+/*
+ * The memory model a scenario runs under (.memory), unless the command
+ * line says otherwise (race run --memory sc|weak, make race-N MEMORY=):
+ * sequentially consistent (the default: every store seen at once), or the
+ * weak model (docs/reproducer.md, "The weak memory model"), which a
+ * barrier bug needs in order to show.
+ */
+enum race_memory {
+	RACE_MEMORY_SC,
+	RACE_MEMORY_WEAK,
+};
+
 /**
  * struct race_scenario - one concurrent program and what it must show
  * @name:      identifier, unique in the lab; names the schedule file
@@ -94,6 +106,7 @@ enum race_expect {
  * @teardown:  frees everything setup() and the threads left; may be NULL
  * @bound:     preemption bound dfs raises to (0 means the default, 2)
  * @max_steps: step cap of one execution (0: 10000), the livelock oracle
+ * @memory:    RACE_MEMORY_SC (the default) or RACE_MEMORY_WEAK
  */
 struct race_scenario {
 	const char *name;
@@ -109,6 +122,7 @@ struct race_scenario {
 	void (*teardown)(void);
 	int bound;
 	long max_steps;
+	enum race_memory memory;
 };
 
 #define __RACE_STR1(a)			#a

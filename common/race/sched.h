@@ -82,5 +82,7 @@ struct race_obj;
 const struct race_obj *race_obj_find(const volatile void *addr);
 unsigned long race_obj_id(const struct race_obj *o);
 long race_obj_offset(const struct race_obj *o, const volatile void *addr);
+size_t race_obj_size(const struct race_obj *o);
+const void *race_obj_start(unsigned long id);
 
 #endif /* KIT_RACE_SCHED_H */

@@ -6,7 +6,8 @@
  * of them holds the token; at each scheduling point it asks the strategy
  * who runs the next step, posts that thread's semaphore and waits on its
  * own.  Code between two points therefore runs alone: an execution is
- * sequentially consistent and determined by the choices made.
+ * determined by the choices made (and under the weak memory model by the
+ * stores its loads chose), and sequentially consistent under the default.
  *
  * Threads are created once per search process and reused by every
  * execution.  Between executions they wait at the top of their loop.  One
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "race/dpor.h"
 #include "race/sched.h"
 #include "race/strategy.h"
 
@@ -186,6 +188,7 @@ void race_sched_wait(struct race_thread *t, const struct race_wait *wait,
 	t->fn = fn;
 	t->what = what;
 	t->state = RACE_TS_POINT;
+	race_dpor_arrive(t);
 	switch_from(t);
 	t->state = RACE_TS_RUNNING;
 }
@@ -216,6 +219,7 @@ static void thread_done(struct race_thread *t)
 
 	t->state = RACE_TS_DONE;
 	t->step = NULL;
+	race_dpor_done(t);
 	if (starting && (next = next_to_start())) {
 		hand_to(next);
 		return;
@@ -229,6 +233,7 @@ static void *thread_main(void *arg)
 	struct race_thread *t = arg;
 
 	self = t;
+	race_debug_name_self(t->id);	/* "T1", "RCU": for gdb, rr, ps */
 	for (;;) {
 		sem_wait_intr(&t->sem);
 		t->body();		/* the RCU thread's never returns */

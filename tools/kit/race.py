@@ -4,15 +4,23 @@
                              (must-fail[:verdict], must-hold, demo), summary
   race run SCENARIO ...      explore; ends with a RESULT line
   race replay FILE ...       replay a schedule; ends with a REPLAY line
+  race check FILE...         read schedule files as replay would, run nothing
 
 What a run or a replay ended in is read by outcome(), the one place that
 reads the binary's result lines.  Demo scenarios (expectation "demo") show
 test-local broken code: they are listed and can be run, never graded.
+
+A schedule file is data: nothing in it chooses the program that replays
+it.  target() finds the lab it is for -- LAB=, the lab folder it is in,
+its "lab N" line, or its name (labN-*.sched) -- and the program is that
+lab's race binary of the tree graded (IMPL), built by make.
 """
 import os
 import re
+import shlex
 
-from . import limits, proc
+from . import layout, limits, proc, schedfile
+from .schedfile import SchedError, escape
 
 
 class Scenario:
@@ -93,21 +101,25 @@ def scenarios(binary):
     return [Scenario(l) for l in r.out.splitlines() if l.strip()]
 
 
-def strategy_args(strategy=None, seed=None):
+def strategy_args(strategy=None, seed=None, memory=None, reduction=None):
+    """The race binary's options for a strategy, a seed, a memory model
+    (sc, weak) and the partial-order reduction (on, off); empty: default."""
     args = []
-    if strategy:
-        args += ["--strategy", strategy]
-    if seed:
-        args += ["--seed", str(seed)]
+    for opt, value in (("--strategy", strategy), ("--seed", seed),
+                       ("--memory", memory), ("--reduction", reduction)):
+        if value:
+            args += [opt, str(value)]
     return args
 
 
-def run(binary, name, out=None, args=()):
+def run(binary, name, out=None, args=(), lab=None):
     """Explore scenario @name; (Result, Outcome or None).  @out: where a
-    failing execution's schedule is written."""
+    failing execution's schedule is written; @lab: its "lab" line."""
     cmd = [binary, "run", name, "--binary", binary] + list(args)
     if out:
         cmd += ["--out", out]
+    if lab:
+        cmd += ["--lab", str(lab)]
     r = proc.run(cmd, limits.RACE_TIMEOUT)
     return r, outcome(r.out)
 
@@ -124,18 +136,127 @@ def replay(binary, sched, scenario=None, expect=None, args=()):
     return r, outcome(r.out)
 
 
-def header(sched, key):
-    """The value of the header line "KEY value" of schedule file @sched, or
-    None.  OSError if it cannot be read."""
-    with open(sched) as f:
-        for line in f:
-            if line.startswith(key + " "):
-                return line.split(None, 1)[1].strip()
-    return None
+def check(binary, sched, scenario=None):
+    """None if @binary reads schedule file @sched as well formed for its
+    scenario (or @scenario), else the binary's one-line message."""
+    cmd = [binary, "check", sched] + (["--scenario", scenario] if scenario else [])
+    r = proc.run(cmd, limits.RACE_TIMEOUT)
+    if r.rc == 0:
+        return None
+    last = r.tail(1) or ["no output"]
+    if r.rc == 2 and len(r.tail(2)) == 1:
+        return last[0]
+    return "race check %s: %s: %s" % (escape(sched), r.status(), last[0])
 
 
-def rr_hint(binary, sched):
-    return "record under rr: bash tools/rr.sh record %s replay %s" % (binary, sched)
+class Target:
+    """What replays schedule file @sched.
+
+    lab, impl   the Lab (kit.layout) and the tree whose race binary runs it
+    binary      that binary
+    scenario    the scenario to pass to it, or None (the file names it)
+    expect      the verdict to pass to it, or None (the file's result line)
+    why         how the lab was found, for a note
+    """
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def args(self):
+        """--scenario/--expect for the binary's replay and check."""
+        return (["--scenario", self.scenario] if self.scenario else []) + \
+            (["--expect", self.expect] if self.expect else [])
+
+
+def _first_words(data):
+    return {text.split()[0] for _, text in schedfile.lines(data) if text.split()}
+
+
+_NAMED = re.compile(r"^lab(\d+)-.*\.sched$")
+
+
+def _which_lab(sched, data, lab, labs, found):
+    """(number, why) of the lab @sched is for; SchedError if none."""
+    numbers = sorted(l.n for l in labs)
+    if lab not in (None, ""):
+        if not str(lab).isdigit() or int(lab) not in numbers:
+            raise SchedError("LAB=%s: expected the number of a lab (%s)"
+                             % (escape(str(lab)), ", ".join(map(str, numbers))))
+        return int(lab), "LAB=%s" % lab
+    if found:
+        return found.n, "it is in %s's folder" % found.folder
+    line = schedfile.lab_line(sched, data)
+    if line:
+        if line[1] not in numbers:
+            raise SchedError("%s:%d: expected the number of a lab of the kit (%s), "
+                             "got 'lab %d'" % (escape(sched), line[0],
+                                               ", ".join(map(str, numbers)), line[1]))
+        return line[1], "its line %d says lab %d" % line
+    m = _NAMED.match(os.path.basename(sched))
+    if m and int(m.group(1)) in numbers:
+        return int(m.group(1)), "its name says lab %s" % m.group(1)
+    raise SchedError("%s: cannot tell which lab it is for: it has no 'lab N' line "
+                     "and is in no lab's folder; give LAB=N" % escape(sched))
+
+
+def _folder(sched, labs):
+    """(lab number, tree) of the lab folder @sched is in (IMPL/labN-xxx/),
+    or (None, None): as kit.layout.find(), from the names alone."""
+    parts = os.path.normpath(sched).split(os.sep)
+    folders = {l.folder: l.n for l in labs}
+    for i, part in enumerate(parts[:-1]):
+        if part in folders:
+            return folders[part], os.sep.join(parts[:i]) or "."
+    return None, None
+
+
+def inspect(sched, lab, labs):
+    """The file-reading half of target(), run on nothing but the file and
+    @labs (every Lab): (lab number, tree or None, why, whether it has a
+    "scenario" line, a "result" line).  The tree is the one whose lab
+    folder holds @sched, if that is the lab's.  SchedError (one line) for a
+    file that cannot be read or names no lab."""
+    data = schedfile.read(sched)
+    in_n, in_impl = _folder(sched, labs)
+    found = next((l for l in labs if l.n == in_n), None) if lab in (None, "") else None
+    n, why = _which_lab(sched, data, lab, labs, found)
+    words = _first_words(data)
+    return n, in_impl if in_n == n else None, why, b"scenario" in words, b"result" in words
+
+
+def target(sched, lab=None, impl="labs", build=None):
+    """The Target that replays schedule file @sched, its binary built;
+    SchedError (one line) if the file cannot be read, names no lab, or
+    the lab's binary does not build."""
+    n, in_impl, why, has_scenario, has_result = inspect(
+        sched, lab, layout.labs(impl=impl, build=build))
+    impl = in_impl or impl
+    l = layout.lab(n, impl=impl, build=build)
+    if l.problem:
+        raise SchedError("lab %d: %s" % (n, l.problem))
+    if not l.bins["race"]:
+        raise SchedError("lab %d has no race scenarios to replay %s on" % (n, escape(sched)))
+    r = proc.make(["-s", l.bins["race"]], impl=impl, build=build)
+    if not r.ok:
+        raise SchedError("lab %d (IMPL=%s) does not build (%s): 'make race-%d IMPL=%s' "
+                         "shows why" % (n, escape(impl), r.status(), n, escape(impl)))
+    ex = l.exercise(os.path.basename(sched)) if in_impl else None
+    return Target(lab=l, impl=impl, binary=l.bins["race"], why=why,
+                  scenario=ex.scenario if ex and not has_scenario else None,
+                  expect=ex.verdict if ex and not has_result else None)
+
+
+def commands(t, sched, rr_ok):
+    """The lines that say how to replay, debug and record @sched (Target
+    @t): the rr line only where rr can record (@rr_ok)."""
+    extra = "" if t.impl == "labs" else " IMPL=%s" % shlex.quote(t.impl)
+    s = shlex.quote(sched)
+    lines = ["replay it:      make replay SCHED=%s%s" % (s, extra),
+             "walk it back:   make debug SCHED=%s%s   (gdb: goto-step K, step-back, "
+             "who-freed)" % (s, extra)]
+    if rr_ok:
+        lines.append("record it:      make rr-record-%d SCHED=%s%s" % (t.lab.n, s, extra))
+    return lines
 
 
 # --- grading ---------------------------------------------------------------------
