@@ -30,9 +30,8 @@
  *                            close(0) [T1 holds A's last reference]
  *   cloexec_vs_expand        get_close_on_exec(3) against the growth
  *                            [they overlap]
- *   fcheck_vs_grow           the bare lock-free reads against a bare growth:
- *                            the patch's barriers; runs in the weak memory
- *                            mode once the reproducer has one [overlap]
+ *   fcheck_vs_grow           the bare lock-free reads against a bare growth,
+ *                            weak memory: the patch's barriers [overlap]
  * Demos, historical (test-local code built on your fcheck_files; listed
  * and runnable, not graded):
  *   unlocked_266_fget        2.6.6's fget with spin_lock turned into
@@ -643,21 +642,19 @@ static const char *reads_consistent(void)
 }
 
 /*
- * The message-passing shape of the patch, with nothing else around it.
- * Under today's sequentially consistent executions it checks the order of
- * the stores (the array before its size).  It is the scenario the barrier
- * bugs need, and they show only in the weak memory mode (issue 10), which
- * this scenario asks for as soon as scenario.h offers it: then it catches
- * tests/mutants/lab5-fdtable/weak/ (a missing smp_wmb, a missing smp_rmb).
- * RACE_MEMORY_WEAK and .memory are placeholders for that API.
+ * The message-passing shape of the patch, with nothing else around it, in
+ * the weak memory model (docs/reproducer.md): a load may read an older
+ * store than the newest.  The barrier bugs show only here: without the
+ * smp_wmb between the array and its size, or the reader's smp_rmb, T1
+ * reads the new max_fds and the old array.  (The copy into the new array
+ * is a plain memcpy, which the model does not track: a publication without
+ * release is TSan's to see.)
  */
 RACE_SCENARIO(fcheck_vs_grow) = {
 	.name     = "fcheck_vs_grow",
 	.summary  = "fcheck_files(3), (8), get_close_on_exec(3) against a bare growth",
 	.expect   = RACE_MUST_HOLD,
-#ifdef RACE_MEMORY_WEAK
-	.memory   = RACE_MEMORY_WEAK,	/* WAITING FOR THE WEAK MODE */
-#endif
+	.memory   = RACE_MEMORY_WEAK,
 	.setup    = setup_cloexec,
 	RACE_THREADS(read_3_8_flag, grow_only),
 	.check    = reads_consistent,
