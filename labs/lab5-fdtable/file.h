@@ -39,6 +39,7 @@ struct file {
 	unsigned long f_id;		/* 1, 2, ...: which alloc_file() made it */
 	struct inode *f_inode;
 	atomic_t f_pos;			/* file_read()'s position */
+	int f_queued;			/* the free is queued (bookkeeping) */
 	struct rcu_head f_rcuhead;	/* the last fput() frees through it */
 };
 
@@ -94,7 +95,9 @@ static inline int file_count(struct file *file)
  * Guarantees: the put that brings the count to 0 queues the free with
  * call_rcu(), so a reader inside rcu_read_lock() that found the file can
  * still read it until rcu_read_unlock(); every file is freed once.  A put
- * below 0 (one reference put twice) WARNs "fput: count below 0".
+ * below 0 (one reference put twice) WARNs "fput: count below 0"; a count
+ * that reaches 0 a second time (after a get from 0) WARNs and queues
+ * nothing more.
  */
 void fput(struct file *file);
 

@@ -35,6 +35,7 @@ struct file *alloc_file(struct inode *inode)
 	/* Not yet visible to anyone: plain initialisation, no steps. */
 	file->f_count.counter = 1;
 	file->f_pos.counter = 0;
+	file->f_queued = 0;
 	file->f_id = __atomic_add_fetch(&last_file_id, 1, __ATOMIC_RELAXED);
 	file->f_inode = inode;
 	return file;
@@ -51,8 +52,13 @@ void fput(struct file *file)
 	int count = atomic_dec_return(&file->f_count);
 
 	WARN_ON(count < 0 && "fput: count below 0");
-	if (count == 0)
-		call_rcu(&file->f_rcuhead, file_free_rcu);
+	if (count)
+		return;
+	/* A second queueing of one rcu_head would corrupt RCU's queue. */
+	if (WARN_ON(__atomic_exchange_n(&file->f_queued, 1, __ATOMIC_RELAXED) &&
+		    "fput: count reached 0 twice; a get from 0 (get_file_rcu?)"))
+		return;
+	call_rcu(&file->f_rcuhead, file_free_rcu);
 }
 
 ssize_t file_pread(struct file *file, void *buf, size_t len, size_t pos)

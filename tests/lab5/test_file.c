@@ -92,6 +92,20 @@ Test(file, get_file_rcu_never_increments_zero)
 	cr_assert(freed(file));
 }
 
+Test(file, count_reaching_zero_twice_warns_and_frees_once)
+{
+	struct file *file = alloc_file(&test_inodes[3]);
+
+	rcu_read_lock();
+	fput(file);		/* 0: the free is queued */
+	get_file(file);		/* from 0: WARN */
+	fput(file);		/* 0 again: WARN, nothing queued */
+	rcu_read_unlock();
+	rcu_barrier();
+	cr_assert_eq(warn_count(), 2);
+	cr_assert(freed(file), "freed once, by the first queueing");
+}
+
 Test(file, fput_below_zero_warns)
 {
 	struct file *file = alloc_file(&test_inodes[3]);
