@@ -102,4 +102,3 @@ void race_sees_from_steps(const struct race_step *steps, long n)
 	race_opt.sees = sf.sees;
 	race_opt.nr_sees = sf.nr_sees;
 }
-}

@@ -144,7 +144,7 @@ BAD = [
     ("build-twice", HEAD + b"build 1\nbuild 2\n", 4, "expected one 'build' line, got a second (the first is line 3)"),
     ("unknown-kind", HEAD + b"stepp 1 T1\n", 3,
      "expected a line 'race-schedule', 'scenario', 'lab', 'binary', 'build', 'strategy', "
-     "'seed', 'bounds', 'step', 'run' or 'result' (or a # comment), got 'stepp'"),
+     "'seed', 'bounds', 'step', 'run', 'result', 'memory' or 'sees' (or a # comment), got 'stepp'"),
     ("quote-backslash", HEAD + b"run T1 it's\\\n", 3, "got 'it\\'s\\\\'"),
     ("too-many-tokens", HEAD + b"run " + b"T1 " * 1000001 + b"\n", 3,
      "expected at most 1000000 steps and run tokens in all"),
