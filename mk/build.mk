@@ -173,6 +173,7 @@ race-selftest-bin: $(RACE_SELFTEST_BIN)
 race-selftest: $(RACE_SELFTEST_BIN) $(call lab_race_bin,1)
 	@$(PYTHON) tests/race/test_race.py --selftest-bin $(RACE_SELFTEST_BIN) \
 		--lab1-bin $(call lab_race_bin,1)
+	@$(PYTHON) tests/race/test_irq.py --selftest-bin $(RACE_SELFTEST_BIN)
 
 # The free-running stress loop the benchmark compares with (make bench-race):
 # lab 1's code, built with lab 1's flags.

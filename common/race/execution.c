@@ -17,6 +17,7 @@ static void reset_models(void)
 	race_trace_reset();
 	race_sched_reset();
 	race_rcu_reset();
+	race_irq_reset();
 	race_objects_reset();
 	slab_reset();		/* the slab's own messages number as we do */
 	race_sh->note[0] = 0;

@@ -7,6 +7,9 @@
  *   lock.c       the spinlock model
  *   rcu.c        the RCU model and its callback thread
  *   objects.c    the objects of an execution: ids, frees, the leak count
+ *   placement.c  where the slab puts them: addresses that hash the same
+ *   irq.c        interrupts: a handler per thread, delivered as a choice;
+ *                one simulated CPU
  *   execution.c  one execution and its oracles
  *   strategy.c   the strategy interface; dfs.c pct.c random.c script.c
  *   trace.c      the steps of an execution and the timeline
@@ -33,7 +36,8 @@
 #include "compiler.h"
 #include "race/scenario.h"
 
-#define RACE_NR_SLOTS		(RACE_MAX_THREADS + 1)	/* + the RCU thread */
+/* T1..Tn, the RCU thread, then one interrupt thread per Tk (irq.c) */
+#define RACE_NR_SLOTS		(2 * RACE_MAX_THREADS + 1)
 #define RACE_DEFAULT_STEPS	10000
 #define RACE_DEFAULT_BOUND	2
 #define RACE_DEFAULT_DEPTH	2

@@ -16,6 +16,8 @@
  * "step N THREAD LABEL [OBJECT VALUE]": thread THREAD performs step N, at
  * LABEL; on replay a thread that is not runnable there, or is at another
  * label, is a divergence, and the object and value are compared too.
+ * THREAD is T1..Tn, RCU (the call_rcu thread) or IRQk (Tk's interrupt:
+ * its step "irq.enter" delivers it there).
  * "run TOKEN..." is the short hand form: "T1" (one step of T1), "T1@LABEL"
  * (T1 up to and including its step at LABEL), "T1+" (T1 until it blocks
  * or ends).  After the last token or step, threads run without preemption.
@@ -89,7 +91,11 @@ int race_schedfile_write(const char *path, const struct race_shared *sh,
 	return 0;
 }
 
-/* "T3" or "RCU" -> 3 or RACE_NR_SLOTS + 1 (resolved later); 0 if neither */
+/* IRQk is thread k's interrupt thread, resolved by check_thread(). */
+#define IRQ_TOKEN(k)	(-100 - (k))
+
+/* "T3", "RCU" or "IRQ1" -> 3, -1 or IRQ_TOKEN(1) (resolved later); 0 if
+ * none of them */
 static int parse_thread(const char *s, size_t len)
 {
 	char *end;
@@ -97,6 +103,11 @@ static int parse_thread(const char *s, size_t len)
 
 	if (len == 3 && !strncmp(s, "RCU", 3))
 		return -1;
+	if (len > 3 && !strncmp(s, "IRQ", 3) && isdigit((unsigned char)s[3])) {
+		n = strtol(s + 3, &end, 10);
+		return (size_t)(end - s) == len && n >= 1 && n <= 99 ?
+			IRQ_TOKEN(n) : 0;
+	}
 	if (len < 2 || s[0] != 'T' || !isdigit((unsigned char)s[1]))
 		return 0;
 	n = strtol(s + 1, &end, 10);
@@ -120,13 +131,21 @@ static const char *where(int line)
 static int check_thread(struct race_token *tok, const char *word, int nr_threads,
 			char *err, size_t errlen)
 {
-	if (tok->thread == -1)
-		tok->thread = nr_threads + 1;
-	if (tok->thread >= 1 && tok->thread <= nr_threads + 1)
+	int id = tok->thread;
+
+	if (id == -1)
+		id = nr_threads + 1;
+	else if (id <= IRQ_TOKEN(1) && id >= IRQ_TOKEN(nr_threads))
+		id = nr_threads + 1 + IRQ_TOKEN(0) - id;
+	else if (id < 1 || id > nr_threads)
+		id = 0;
+	if (id) {
+		tok->thread = id;
 		return 0;
+	}
 	snprintf(err, errlen, "%s: thread %s does not exist (this "
-		 "scenario has T1..T%d and RCU)", where(tok->line), word,
-		 nr_threads);
+		 "scenario has T1..T%d, RCU and IRQ1..IRQ%d)", where(tok->line),
+		 word, nr_threads, nr_threads);
 	return -1;
 }
 
@@ -219,7 +238,7 @@ static int parse_step(struct race_schedfile *sf, char *rest, int line,
 	snprintf(tok->label, sizeof(tok->label), "%s", label);
 	if (!tok->thread) {
 		snprintf(err, errlen, "line %d: expected a thread (T1, T2, ..., "
-			 "RCU), got '%s'", line, thread);
+			 "RCU, IRQ1, ...), got '%s'", line, thread);
 		return -1;
 	}
 	if (check_thread(tok, thread, nr_threads, err, errlen))
