@@ -10,6 +10,8 @@
 #   make replay SCHED=file    replay a schedule file and print its timeline
 #   make check                the kit's own suite (what CI runs)
 #   make bench-race           reproducer figures (a benchmark, not a test)
+#   make bench-lab4 [IMPL=]   lab 4's hashed-lock refcount_t against lab 2's
+#                             cmpxchg one: ratios (IMPL: default solutions)
 #   make rr-probe             can rr record on this machine? (rr is optional)
 #   make print-labs           the labs' manifests, as JSON (print-lab N=1: one)
 #   make clean
@@ -27,14 +29,15 @@ PYTHON  ?= python3
 
 include mk/labs.mk
 include mk/build.mk
+include mk/bench-lab4.mk
 
 DEPS_CHECK := $(call DEPS_OK,check)
 
-.PHONY: help deps demo check clean bench-race rr-probe replay \
+.PHONY: help deps demo check clean bench-race bench-lab4 rr-probe replay \
 	$(addprefix lab-,$(LABS)) $(addprefix race-,$(LABS))
 
 help:
-	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Labs: $(foreach n,$(LABS),lab-$(n) ($(LAB_$(n)_folder)))"
 
 deps:
@@ -58,6 +61,9 @@ check: | $(DEPS_CHECK)
 
 bench-race: | $(DEPS_BUILD)
 	@$(PYTHON) tools/bench_race.py --build-root $(BUILD)
+
+bench-lab4: $(BENCH4_BIN)
+	@$(BENCH4_BIN)
 
 rr-probe:
 	@bash tools/rr.sh probe
