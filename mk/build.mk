@@ -186,10 +186,11 @@ $(RACE_SELFTEST_BIN): $(call common_objs,race,$(wildcard tests/race/race_*.c) $(
 race-selftest-bin: $(RACE_SELFTEST_BIN)
 
 # The reproducer's self-tests (make check runs them through tools/check.py).
-race-selftest: $(RACE_SELFTEST_BIN) $(call lab_race_bin,1)
+race-selftest: $(RACE_SELFTEST_BIN) $(call lab_race_bin,1) $(call lab_race_bin,4)
 	@$(PYTHON) tests/race/test_race.py --selftest-bin $(RACE_SELFTEST_BIN) \
 		--lab1-bin $(call lab_race_bin,1)
-	@$(PYTHON) tests/race/test_irq.py --selftest-bin $(RACE_SELFTEST_BIN)
+	@$(PYTHON) tests/race/test_irq.py --selftest-bin $(RACE_SELFTEST_BIN) \
+		--lab4-bin $(call lab_race_bin,4)
 
 # The free-running stress loop the benchmark compares with (make bench-race):
 # lab 1's code, built with lab 1's flags.

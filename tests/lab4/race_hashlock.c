@@ -36,9 +36,11 @@
 
 static refcount_t *a, *b, *c;
 static bool handled, t1_holds, handled_while_held;
+static const struct lab4_config *cfg;	/* the build T1 and IRQ1 call */
 
 static void setup(void)
 {
+	cfg = &lab4_configs[LAB4_SMP];
 	a = lab4_count(OFF_A);
 	b = lab4_count(OFF_B);
 	c = lab4_count(OFF_C);
@@ -52,11 +54,11 @@ static void setup(void)
 /* T1: take a reference to a, work with it, drop it. */
 static void get_work_put(void)
 {
-	refcount_get(a);
+	cfg->get(a);
 	t1_holds = true;
 	race_point("work");
 	t1_holds = false;
-	refcount_put(a);
+	cfg->put(a);
 }
 
 /* T2: another CPU busy with another bucket. */
@@ -70,7 +72,7 @@ static void other_bucket(void)
 static void put_in_irq(void)
 {
 	handled_while_held = t1_holds;
-	refcount_put(b);
+	cfg->put(b);
 	handled = true;
 }
 
@@ -104,7 +106,7 @@ RACE_SCENARIO(irq_put_same_bucket) = {
 /* T1: a caller that takes a's bucket lock with plain spin_lock. */
 static void bucket_by_spin_lock(void)
 {
-	spinlock_t *bucket = &__refcount_hash[lab4_bucket(&lab4_configs[LAB4_SMP], a)];
+	spinlock_t *bucket = &cfg->locks[lab4_bucket(cfg, a)];
 
 	spin_lock(bucket);		/* interrupts still on */
 	race_point("holds");
@@ -200,35 +202,20 @@ RACE_SCENARIO(dec_get_get_rcu) = {
 };
 
 /* The UP build (configs.h): interrupts off, no bucket lock. */
-static const struct lab4_config *up = &lab4_configs[LAB4_UP];
 static bool preempted;		/* T2 ran inside T1's get ... put */
 
-static void up_get_work_put(void)
-{
-	up->get(a);
-	t1_holds = true;
-	race_point("work");
-	t1_holds = false;
-	up->put(a);
-}
-
+/* T2: get and put a, noting whether T1 held it meanwhile. */
 static void up_other(void)
 {
 	preempted |= t1_holds;
-	up->get(a);
-	up->put(a);
-}
-
-static void up_put_in_irq(void)
-{
-	handled_while_held = t1_holds;
-	up->put(b);
-	handled = true;
+	cfg->get(a);
+	cfg->put(a);
 }
 
 static void up_setup(void)
 {
 	setup();
+	cfg = &lab4_configs[LAB4_UP];
 	preempted = false;
 }
 
@@ -243,8 +230,8 @@ RACE_SCENARIO(up_one_cpu) = {
 		    "interrupt",
 	.expect   = RACE_MUST_HOLD,
 	.setup    = up_setup,
-	RACE_THREADS(up_get_work_put, up_other),
-	RACE_IRQ(1, up_put_in_irq),
+	RACE_THREADS(get_work_put, up_other),
+	RACE_IRQ(1, put_in_irq),
 	.check    = counts_back,
 	.witness  = up_interleaved,
 	.outcome  = "T2 and IRQ1 both run while T1 holds its reference",
@@ -257,6 +244,6 @@ RACE_SCENARIO(up_code_on_smp) = {
 	.expect   = RACE_MUST_FAIL,
 	.verdict  = "check",
 	.setup    = up_setup,
-	RACE_THREADS(up_get_work_put, up_other),
+	RACE_THREADS(get_work_put, up_other),
 	.check    = counts_back,
 };

@@ -24,6 +24,8 @@
 #include "shared_workload.h"
 #include "tsan_case.h"
 
+#define ROUNDS	(ITERATIONS / 4)	/* ample for TSan to see an edge */
+
 static const struct lab4_config *config;
 static unsigned long stride;		/* bytes between the threads' counts */
 
@@ -38,7 +40,7 @@ static void *own_count_get_put(void *arg)
 	int i;
 
 	config->init(rc);
-	for (i = 0; i < ITERATIONS; i++) {
+	for (i = 0; i < ROUNDS; i++) {
 		config->get(rc);
 		if (!config->get_rcu(rc) || config->put(rc) || config->put(rc))
 			worker_failed();	/* the count is held at 1 */
@@ -80,7 +82,7 @@ static void *mixed_updates(void *arg)
 	refcount_t *rc = lab4_count(16);	/* set by case_mixing */
 	int i;
 
-	for (i = 0; i < ITERATIONS; i++) {
+	for (i = 0; i < ROUNDS; i++) {
 		if ((long)arg % 2) {
 			atomic_inc(&rc->count);
 			atomic_dec(&rc->count);

@@ -2,13 +2,16 @@
 """test_irq.py - self-tests of the reproducer's interrupt model (irq.c),
 on the scenarios of tests/race/race_irq.c (make race-selftest).
 
-  test_irq.py --selftest-bin BIN
+  test_irq.py --selftest-bin BIN [--lab4-bin BIN]
 
 Each test runs the binary and asserts on its exit status and output: an
 interrupt is a choice of every strategy, is recorded in schedule files as
 thread IRQk and replayed exactly, a handler that spins on its thread's lock
 is a deadlock with its timeline (never a hang), and one simulated CPU makes
-interrupts-off a critical section.  Standard library only.
+interrupts-off a critical section.  With lab 4's race binary (built against
+the solutions), its failing schedules -- counts hashed to bucket locks by
+address -- replay byte for byte, 1000 times in one process and the same
+in separate processes.  Standard library only.
 """
 import argparse
 import os
@@ -18,7 +21,7 @@ import unittest
 
 from test_race import result, run
 
-BIN = None
+BIN = LAB4 = None
 
 
 class Irq(unittest.TestCase):
@@ -95,12 +98,32 @@ class Irq(unittest.TestCase):
         self.assertIn("space exhausted within the bound", out)
 
 
+class Lab4Replay(unittest.TestCase):
+    def test_schedules_replay_byte_identical(self):
+        if not LAB4:
+            self.skipTest("no --lab4-bin")
+        lab4 = LAB4
+        with tempfile.TemporaryDirectory() as d:
+            for scenario, times in (("mixing", 1000), ("irq_plain_spin_lock", 100)):
+                sched = os.path.join(d, scenario + ".sched")
+                rc, out = run(lab4, "run", scenario, "--out", sched)
+                self.assertEqual((rc, result(out)[1]), (0, "yes"), out)
+                rc, out = run(lab4, "replay", sched, "--times", str(times), "--quiet")
+                self.assertIn("replays: %d, byte-identical to the first: %d"
+                              % (times, times), out)
+                texts = {run(lab4, "replay", sched)[1] for _ in range(5)}
+                self.assertEqual(len(texts), 1, "separate processes replayed "
+                                 "%s differently" % scenario)
+
+
 def main():
-    global BIN
+    global BIN, LAB4
     ap = argparse.ArgumentParser()
     ap.add_argument("--selftest-bin", required=True)
+    ap.add_argument("--lab4-bin")
     args, rest = ap.parse_known_args()
     BIN = os.path.abspath(args.selftest_bin)
+    LAB4 = args.lab4_bin and os.path.abspath(args.lab4_bin)
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
 
 
