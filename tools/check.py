@@ -16,6 +16,9 @@ For every lab (make print-labs) with a solutions/ folder:
     none fails the suite (it is not shown to be able to fail);
   * gcc builds the solutions with no warning (TODO_CFLAGS= makes every
     warning an error again).
+Before them: the primitives' tests, the TSan proof, CONFIG_NO_CMPXCHG's
+compile-time refusals, the reproducer's self-tests; after: set-up errors,
+the limits in docs.
 
 Ends with "N passed, N failed" and how long it took; exits 1 if anything
 failed.  Environment: BUILD (default build), CC -- as given to make.
