@@ -141,10 +141,11 @@ void race_obj_alloc(const void *obj, size_t size, const char *cache,
  * race_obj_align - the alignment the slab gives a new object of a cache
  * that asks for @align (a power of two)
  *
- * Not a scheduling point.  Under the reproducer every object starts on a
- * page boundary: the low bits of its address -- all that a hash of it,
- * such as lab 4's (addr >> 8) & (N - 1), looks at -- are then the same in
- * every execution and every process, wherever malloc put it.
+ * Not a scheduling point.  In a race binary that declares
+ * RACE_HASHED_ADDRESSES() (scenario.h), every object starts on a 2 KiB
+ * boundary: the low bits of its address -- all that a hash of it, such as
+ * lab 4's (addr >> 8) & (N - 1), looks at -- are then the same in every
+ * execution and every process, wherever malloc put it.
  */
 size_t race_obj_align(size_t align);
 

@@ -77,6 +77,7 @@
 #define KIT_RACE_SCENARIO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define RACE_MAX_THREADS	4
 
@@ -155,6 +156,24 @@ struct race_scenario {
  * an interrupt of T1 ("Interrupts" above).
  */
 #define RACE_IRQ(n, fn)	.irqs[(n) - 1] = (fn), .irq_names[(n) - 1] = #fn
+
+/**
+ * RACE_HASHED_ADDRESSES - once in a race binary whose code under test
+ * computes with addresses (lab 4's bucket lock, (addr >> 8) & (N - 1))
+ *
+ * The slab then starts every object on a RACE_HASHED_ALIGN boundary under
+ * the reproducer, so that the low bits of a field's address are its offset
+ * in the object: the hash gives the same answer in every execution and in
+ * every process, and schedules replay byte for byte (placement.c).
+ */
+#define RACE_HASHED_ALIGN	2048
+#define RACE_HASHED_ADDRESSES()						\
+	static void __attribute__((constructor)) race_hashed_addresses(void) \
+	{								\
+		race_align_objects(RACE_HASHED_ALIGN);			\
+	}
+
+void race_align_objects(size_t align);
 
 /**
  * struct race_registration - a scenario, and where it is declared
