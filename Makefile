@@ -15,6 +15,8 @@
 #                             step k): goto-step, step-back, who-freed
 #   make check                the kit's own suite (what CI runs)
 #   make bench-race           reproducer figures (a benchmark, not a test)
+#   make bench-lab4 [IMPL=]   lab 4's hashed-lock refcount_t against lab 2's
+#                             cmpxchg one: ratios (IMPL: default solutions)
 #   make rr-probe             can rr record on this machine? (rr is optional)
 #   make rr-record-N [SCHED=] record lab N's failing schedule under rr
 #   make rr-replay-N          rr replay of it, walked back to the write that
@@ -36,16 +38,17 @@ PYTHON  ?= python3
 
 include mk/labs.mk
 include mk/build.mk
+include mk/bench-lab4.mk
 
 DEPS_CHECK := $(call DEPS_OK,check)
 
 RR_KINDS := record replay chaos
-.PHONY: help deps demo check clean bench-race rr-probe replay debug \
+.PHONY: help deps demo check clean bench-race bench-lab4 rr-probe replay debug \
 	$(addprefix lab-,$(LABS)) $(addprefix race-,$(LABS)) \
 	$(foreach k,$(RR_KINDS),$(addprefix rr-$(k)-,$(LABS)))
 
 help:
-	@sed -n '3,26p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,28p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Labs: $(foreach n,$(LABS),lab-$(n) ($(LAB_$(n)_folder)))"
 
 deps:
@@ -88,6 +91,9 @@ check: | $(DEPS_CHECK)
 
 bench-race: | $(DEPS_BUILD)
 	@$(PYTHON) tools/bench_race.py --build-root $(BUILD)
+
+bench-lab4: $(BENCH4_BIN)
+	@$(BENCH4_BIN)
 
 rr-probe:
 	@$(PYTHON) tools/rr.py probe

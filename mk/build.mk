@@ -82,9 +82,14 @@ lab_cflags = $(COMMON_CFLAGS) $(if $(call lab_has_h,$(1)),-I$(call lab_impl,$(1)
 lab_kitdir = $(if $(call lab_has_h,$(2)),$(B)/$(1)/lab$(2)/kit,$(BUILD)/_kit/$(1)/lab$(2))
 # lab_objs VARIANT, N, SOURCES: objects of given or test sources
 lab_objs   = $(patsubst %.c,$(call lab_kitdir,$(1),$(2))/%.o,$(3))
-# lab_code VARIANT, N: the objects of the lab's own code, edited and given
+# lab_code VARIANT, N: the objects of the lab's own code, edited and given,
+# and the edited files once more in each of the lab's configurations
 lab_code   = $(patsubst $(call lab_impl,$(2))/%.c,$(B)/$(1)/lab$(2)/obj/%.o,$(call lab_edit_c,$(2))) \
-	$(call lab_objs,$(1),$(2),$(call lab_given_c,$(2)))
+	$(call lab_objs,$(1),$(2),$(call lab_given_c,$(2))) \
+	$(foreach c,$(LAB_$(2)_configs),$(call lab_config_objs,$(1),$(2),$(c)))
+# lab_config_objs VARIANT, N, CONFIG: the edited files built with
+# lab.config.CONFIG's flags added (lab 4's UP build beside its SMP one)
+lab_config_objs = $(patsubst $(call lab_impl,$(2))/%.c,$(B)/$(1)/lab$(2)/obj-$(3)/%.o,$(call lab_edit_c,$(2)))
 
 lab_unit_bin  = $(B)/$(1)/lab$(2)/unit
 lab_tsan_bins = $(addprefix $(B)/tsan/lab$(1)/,$(notdir $(basename $(call lab_tests,$(1),tsan_*.c))))
@@ -100,6 +105,17 @@ $(patsubst $(call lab_impl,$(1))/%.c,$(B)/$(2)/lab$(1)/obj/%.o,$(call lab_edit_c
 $(call lab_kitdir,$(2),$(1))/%.o: %.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
 	$$(CC) $$(call lab_cflags,$(1)) $$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
+
+$(foreach c,$(LAB_$(1)_configs),$(eval $(call lab_config_rule,$(1),$(2),$(c))))
+endef
+
+# lab_config_rule N, VARIANT, CONFIG: lab N's edited files in configuration CONFIG
+define lab_config_rule
+$(call lab_config_objs,$(2),$(1),$(3)): \
+		$(B)/$(2)/lab$(1)/obj-$(3)/%.o: $(call lab_impl,$(1))/%.c | $(DEPS_BUILD)
+	@mkdir -p $$(@D)
+	$$(CC) $$(call lab_cflags,$(1)) $(LAB_$(1)_config_$(3)) $$(TODO_CFLAGS) \
+		$$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
 endef
 
 # lab_tsan_rule N, SOURCE: one TSan program
@@ -182,9 +198,11 @@ race-litmus: $(RACE_LITMUS_BIN)
 	@$(PYTHON) tests/litmus/test_litmus.py --bin $(RACE_LITMUS_BIN)
 
 # The reproducer's self-tests (make check runs them through tools/check.py).
-race-selftest: $(RACE_SELFTEST_BIN) $(call lab_race_bin,1)
+race-selftest: $(RACE_SELFTEST_BIN) $(call lab_race_bin,1) $(call lab_race_bin,4)
 	@$(PYTHON) tests/race/test_race.py --selftest-bin $(RACE_SELFTEST_BIN) \
 		--lab1-bin $(call lab_race_bin,1)
+	@$(PYTHON) tests/race/test_irq.py --selftest-bin $(RACE_SELFTEST_BIN) \
+		--lab4-bin $(call lab_race_bin,4)
 
 # The free-running stress loops the benchmark compares with (make bench-race):
 # each lab's canonical race (tests/race/stress_labN.c, on tests/race/stress.c),

@@ -6,10 +6,11 @@
 #   LAB_N_folder                    labN-xxx, where the manifest is
 #   LAB_N_<field>                   each lab.<field> of the manifest
 #   LAB_N_exercise_<file>           each lab.exercise.<file>
+#   LAB_N_config_<name>             each lab.config.<name>
 # and LABS, the numbers of the labs, in order.  The kit's tools ask make for
 # these (make print-labs, make print-lab N=); nothing else reads manifests.
 
-LAB_FIELDS := title edit given tests include cflags exercises points
+LAB_FIELDS := title edit given tests include cflags exercises points configs
 LAB_PARTS  := unit-plain unit-asan tsan race
 
 # lab_number FOLDER: N of labN-xxx
@@ -26,6 +27,7 @@ define keep_manifest
 LAB_$(1)_folder := $(2)
 $(foreach f,$(LAB_FIELDS),$(eval LAB_$(1)_$(f) := $(value lab.$(f))))
 $(foreach e,$(lab.exercises),$(eval LAB_$(1)_exercise_$(e) := $(value lab.exercise.$(e))))
+$(foreach c,$(lab.configs),$(eval LAB_$(1)_config_$(c) := $(value lab.config.$(c))))
 LABS += $(1)
 endef
 
@@ -36,7 +38,9 @@ check_manifest = $(strip \
 	$(foreach p,$(LAB_$(1)_points),$(if $(filter $(LAB_PARTS),$(firstword $(subst =, ,$(p)))),,\
 		labs/$(LAB_$(1)_folder)/lab.mk: no part '$(firstword $(subst =, ,$(p)))' (parts: $(LAB_PARTS));)) \
 	$(foreach e,$(LAB_$(1)_exercises),$(if $(LAB_$(1)_exercise_$(e)),,\
-		labs/$(LAB_$(1)_folder)/lab.mk: exercise $(e) has no lab.exercise.$(e);)))
+		labs/$(LAB_$(1)_folder)/lab.mk: exercise $(e) has no lab.exercise.$(e);)) \
+	$(foreach c,$(LAB_$(1)_configs),$(if $(LAB_$(1)_config_$(c)),,\
+		labs/$(LAB_$(1)_folder)/lab.mk: configuration $(c) has no lab.config.$(c);)))
 
 LABS :=
 $(foreach d,$(notdir $(patsubst %/lab.mk,%,$(wildcard labs/lab*-*/lab.mk))),\

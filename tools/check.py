@@ -16,6 +16,9 @@ For every lab (make print-labs) with a solutions/ folder:
     none fails the suite (it is not shown to be able to fail);
   * gcc builds the solutions with no warning (TODO_CFLAGS= makes every
     warning an error again).
+Before them: the primitives' tests, the TSan proof, CONFIG_NO_CMPXCHG's
+compile-time refusals, the reproducer's self-tests; after: set-up errors,
+the limits in docs.
 
 Ends with "N passed, N failed" and how long it took; exits 1 if anything
 failed.  Environment: BUILD (default build), CC -- as given to make.
@@ -290,10 +293,41 @@ def limits_rows():
     return [Row("docs: instructor.md states the grader's limits", check)]
 
 
+def no_cmpxchg_rows():
+    """CONFIG_NO_CMPXCHG (common/atomic.h): cmpxchg and its kin fail at
+    compile time with a message naming the flag; the rest compiles
+    (tests/common/no_cmpxchg.c)."""
+    ops = ["cmpxchg", "xchg", "atomic_cmpxchg", "atomic_inc_not_zero"]
+    flag = "-DCONFIG_NO_CMPXCHG"
+
+    def compiles(*defines):
+        cc = os.environ.get("CC", "clang").split()
+        return proc.run(cc + ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-Icommon",
+                              "-fsyntax-only", "tests/common/no_cmpxchg.c"]
+                        + list(defines), 60)
+
+    def check():
+        wrong = []
+        r = compiles(flag)
+        if r.rc != 0:
+            wrong.append("with %s, the operations that stay do not compile: %s"
+                         % (flag, r.tail(3)))
+        for op in ops:
+            r = compiles(flag, "-DTRY_" + op)
+            if r.rc == 0 or "%s() does not exist with CONFIG_NO_CMPXCHG" % op not in r.out:
+                wrong.append("%s with %s: compiled, or failed without naming the flag"
+                             % (op, flag))
+            if compiles("-DTRY_" + op).rc != 0:
+                wrong.append("%s without %s does not compile" % (op, flag))
+        return not wrong, "%d operations refused, the rest compiles" % len(ops), wrong
+    return [Row("atomic.h: CONFIG_NO_CMPXCHG refuses cmpxchg at compile time", check)]
+
+
 # The table.  Append functions returning rows here.
 SUITES = [
     common_rows,
     tsan_proof_rows,
+    no_cmpxchg_rows,
     race_rows,
     debug_rows,
     lab_rows,
