@@ -75,6 +75,7 @@ static bool never(const struct race_thread *t __maybe_unused)
 static const struct race_wait irq_done_wait = {
 	.ready	= never,
 	.why	= irq_why,
+	.final	= true,
 };
 
 /** race_irq_interrupted - @t is a worker whose handler is running */

@@ -31,6 +31,7 @@ struct race_thread;
 struct race_wait {
 	bool (*ready)(const struct race_thread *t);
 	int (*why)(const struct race_thread *t, char *buf, size_t len);
+	bool final;	/* never ready again in this execution: no pending step */
 };
 
 /**
