@@ -27,6 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kit import ROOT, criterion, grading, layout, limits, mutants, proc, tsan  # noqa: E402
+import check_grader  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
 
@@ -110,12 +111,15 @@ def race_rows():
 
 # --- the labs ----------------------------------------------------------------------
 
-def graded(lab, impl):
-    """Build tree @impl's lab and grade it: (parts, None) or (None, failure)."""
+def graded(lab, impl, check=True):
+    """Build tree @impl's lab and grade every part, the later parts even
+    when the unit tests fail: (parts, None) or (None, failure).  @check:
+    the pre-build check first."""
     failed = built(["build-lab-%d" % lab.n], impl=impl)
     if failed:
         return None, failed
-    return grading.grade_lab(layout.lab(lab.n, impl=impl, build=BUILD)), None
+    return grading.grade_lab(layout.lab(lab.n, impl=impl, build=BUILD), parents=False,
+                             check=check), None
 
 
 def verdicts(parts):
@@ -152,7 +156,7 @@ def mutant_row(lab, m, matrix):
             tree = mutants.tree(m, BUILD)
         except mutants.PatchError as e:
             return False, "NOT VALID: " + str(e), []
-        parts, failure = graded(lab, tree)
+        parts, failure = graded(lab, tree, check=False)
         if failure:
             return False, "NOT VALID: it does not build", failure[2]
         matrix[m.name] = {p.name: p.status for p in parts if p.graded}
@@ -242,22 +246,35 @@ def limits_rows():
     return [Row("docs: instructor.md states the grader's limits", check)]
 
 
+def grader_rows():
+    """The grader itself: its sandbox, the hostile and careless submissions
+    of tests/grader/, the students' tree, the autograder layouts, the batch
+    (tools/check_grader.py)."""
+    return [Row(name, check, show) for name, check, show in check_grader.rows(BUILD)]
+
+
 # The table.  Append functions returning rows here.
 SUITES = [
     common_rows,
     tsan_proof_rows,
     race_rows,
     lab_rows,
+    grader_rows,
     error_rows,
     limits_rows,
 ]
 
 
 def main():
+    """Every row, or with an argument only the rows whose names contain it
+    (python3 tools/check.py grader)."""
+    only = sys.argv[1] if len(sys.argv) > 1 else ""
     start, passed, failed = time.time(), 0, 0
     print("make check: BUILD=%s CC=%s" % (BUILD, os.environ.get("CC", "clang")), flush=True)
     for suite in SUITES:
         for row in suite():
+            if only not in row.name:
+                continue
             t0 = time.time()
             ok, detail, lines = row.check()
             print("%s  %-58s %5.1fs  %s" % ("PASS" if ok else "FAIL", row.name,
