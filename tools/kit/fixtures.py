@@ -10,7 +10,8 @@ Each tests/grader/<name>.patch is a unified diff against a base tree
   refused: WORD            the pre-build check refuses it, naming WORD
                            (repeatable)
   expect: PART VERDICT [TEXT]     graded as usual, only PART: its verdict,
-                           and TEXT in its summary or details (repeatable)
+                           and TEXT in its summary or details (repeatable;
+                           TEXT may be alternatives, A|B)
   sandboxed: PART VERDICT [TEXT]  the same, without the pre-build check:
                            what the sandbox alone makes of it
   env: K=V ...             settings for its grades (a smaller limit)

@@ -227,8 +227,9 @@ def refused(lab, only=None):
                   lines + ["    alone: python3 tools/grade.py --lab %d --impl %s --precheck"
                            % (lab.n, lab.impl)],
                   "Your files may define only the lab's functions (and static helpers) and "
-                  "call only what %s allows: no C library, no exit, no I/O, nothing that "
-                  "depends on how the file is built." % lab.handout)
+                  "call only what %s allows -- the kit's primitives, the given functions, "
+                  "printf for debugging: no exit, no malloc, no files, no processes, "
+                  "nothing that depends on how the file is built." % lab.handout)
 
 
 def missing(lab):
