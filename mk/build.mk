@@ -164,7 +164,9 @@ kit-objs: $(foreach n,$(LABS),$(call lab_kit_objs,$(n))) \
 # Objects reached through pattern rules are kept, not deleted as intermediates.
 .SECONDARY:
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# The dependency files of what this invocation builds: the shared objects and
+# this tree's (not every other tree under BUILD).
+-include $(shell find $(BUILD)/common $(BUILD)/_kit $(B) -name '*.d' 2>/dev/null)
 
 # --- the kit's own tests of common/: tests/common/test_*.c and tsan_*.c --------
 

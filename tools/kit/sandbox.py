@@ -149,6 +149,7 @@ class Jail:
         self.procs = limits.PROC_LIMIT if procs is None else procs
         self.cpu = limits.CPU_LIMIT if cpu is None else cpu
         self.hit, self.peak_mib, self.top, self.refused = None, 0, None, 0
+        self.finished = False
         self.cgroup = _make_cgroup(self.procs)
         become_subreaper()
 
@@ -206,7 +207,10 @@ class Jail:
 
     def finish(self):
         """Kill every process of the run, wait until none is left, and
-        remove the cgroup."""
+        remove the cgroup.  Once: later calls do nothing."""
+        if self.finished:
+            return
+        self.finished = True
         for _ in range(100):
             pids = [p for p in self.members() if p != os.getpid()]
             if not pids:
