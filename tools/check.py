@@ -16,6 +16,11 @@ For every lab (make print-labs) with a solutions/ folder:
     none fails the suite (it is not shown to be able to fail);
   * gcc builds the solutions with no warning (TODO_CFLAGS= makes every
     warning an error again).
+Then the grader itself (check_grader.py): its sandbox, the hostile and
+careless submissions of tests/grader/, the students' tree, the autograder
+layouts, make grade-all.
+
+    check.py [WORD]     every row, or only those whose names contain WORD
 
 Ends with "N passed, N failed" and how long it took; exits 1 if anything
 failed.  Environment: BUILD (default build), CC -- as given to make.

@@ -115,8 +115,8 @@ def limit_checks():
          "    except OSError:\n        n += 1\nprint('refused', n)\n", dict(procs=20),
          lambda r: "refused" in r.out and int(r.out.split()[-1]) > 0 and r.refused > 0),
         ("CPU", "while True:\n    pass\n", dict(cpu=1), lambda r: r.limit == "CPU time"),
-        ("output", "import sys\nfor i in range(100):\n    sys.stdout.write('x' * (1 << 20))\n",
-         {}, lambda r: r.truncated > 90 << 20 and len(r.out) < 5 << 20),
+        ("output", "import sys\nfor i in range(32):\n    sys.stdout.write('x' * (1 << 20))\n",
+         {}, lambda r: r.truncated > 24 << 20 and len(r.out) < 5 << 20),
     ]
     for name, code, kw, good in cases:
         if name == "processes" and not sandbox.limits_processes():

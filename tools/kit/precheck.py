@@ -96,14 +96,17 @@ def scan_source(path, variant_macros):
     return sorted(set(found), key=found.index)
 
 
-def variant_macros(lab, source):
+def variant_macros(lab, sources):
     """The macros whose definitions differ between the variants' builds of
-    @source (compiler -dM -E, nothing run; the variants side by side)."""
+    @sources (compiler -dM -E over all of them at once, nothing run; the
+    variants side by side)."""
     runs = []
+    first = sum((["-include", s] for s in sources), [])
     for variant, cmd in sorted(lab.compile.items()):
         flags = [w for w in cmd.split() if w not in ("-MMD", "-MP")]
         runs.append((variant, subprocess.Popen(
-            flags + ["-dM", "-E", source], cwd=ROOT, stdin=subprocess.DEVNULL,
+            flags + ["-dM", "-E"] + first + ["-x", "c", os.devnull], cwd=ROOT,
+            stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)))
     defs = []
     for variant, p in runs:
@@ -113,7 +116,7 @@ def variant_macros(lab, source):
             p.kill()
             out, err = p.communicate()
         if p.returncode != 0:
-            raise PrecheckError("%s -dM -E %s failed: %s" % (variant, source,
+            raise PrecheckError("%s -dM -E %s failed: %s" % (variant, " ".join(sources),
                                                             (err.strip().splitlines() or [""])[-1]))
         d = {}
         for line in out.splitlines():
@@ -166,10 +169,8 @@ def check(lab):
     allowed = set(lab.kit_symbols) | set(lab.symbols) | set(lab.api)
     found = []
     sources = [os.path.join(lab.impl_dir, f) for f in lab.edit if f.endswith((".c", ".h"))]
-    macros = set()
-    for src in sources:
-        if src.endswith(".c"):
-            macros |= variant_macros(lab, src)
+    c_files = [s for s in sources if s.endswith(".c")]
+    macros = variant_macros(lab, c_files) if c_files else set()
     for src in sources:
         found += scan_source(src, macros)
     if not lab.api:
