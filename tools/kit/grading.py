@@ -307,47 +307,58 @@ def grade_lab(lab, parts=None, parents=True, check=True, build=False):
         refusal = refused(lab, parts)
         if refusal:
             return refusal
-    todo = [n for n in PARTS if n in lab.points and (not parts or n in parts)]
-    broken, built = {}, set()
-    before = _fingerprint(lab)
+    run = _Run(lab, [n for n in PARTS if n in lab.points and (not parts or n in parts)], build)
     result = []
     for name in PARTS:
         if name not in lab.points:
             result.append(Part(name, SKIP, "not graded: no points in %s/lab.mk" % lab.dir))
-            continue
-        if parts and name not in parts:
+        elif parts and name not in parts:
             result.append(Part(name, SKIP, "not graded in this run"))
-            continue
-        t0 = time.monotonic()
-        parent = next((p for p in result if p.name == PARENT and p.graded), None)
-        skip = parents and parent and parent.status != PASS
-        if build and name not in built and not skip:
-            # The parent first: when it fails, the rest need not be built.
-            now = [name] if name == PARENT else [n for n in todo if n not in built]
-            built.update(now)
-            if not lab.make(sum((_targets(lab, n) for n in now), [])).ok:
-                broken.update({n: _unbuilt(lab, n) for n in now})
-            before.update(_fingerprint(lab))
-        if broken.get(name):
-            part = broken[name]
-        elif skip:
-            part = failed(name, SKIPPED, "skipped: unit tests fail")
         else:
-            part = GRADERS[name](lab)
-        part.max_points, part.seconds = lab.points[name], time.monotonic() - t0
-        if part.status == SKIP:
-            part.status, part.verdict = FAIL, FAIL     # points promised, nothing to run
-            part.summary = "lab.mk gives it points, but " + part.summary
-        changed = [p for p, h in _fingerprint(lab).items() if h != before.get(p)]
-        if changed:
-            part = failed(name, FAIL, "the code under test changed a built binary: %s"
-                          % ", ".join(changed))
-            part.max_points = lab.points[name]
-        result.append(part)
+            parent = next((p for p in result if p.name == PARENT and p.graded), None)
+            result.append(run.part(name, parents and parent and parent.status != PASS))
     plain, asan = result[0], result[1]
     if plain.status == asan.status == FAIL and plain.details == asan.details and plain.details:
         asan.details, asan.hint = ["the same failures as unit-plain"], None
     return result
+
+
+class _Run:
+    """The parts of one grade of @lab: built as they are needed (the parent
+    first: when it fails, the rest need not be), run, and checked for a
+    binary the code under test changed (kit.sandbox's walls forbid it; this
+    catches it where they cannot stand)."""
+
+    def __init__(self, lab, todo, build):
+        self.lab, self.todo, self.build = lab, todo, build
+        self.built, self.broken = set(), {}
+        self.prints = _fingerprint(lab)
+
+    def make(self, name):
+        now = [name] if name == PARENT else [n for n in self.todo if n not in self.built]
+        self.built.update(now)
+        if not self.lab.make(sum((_targets(self.lab, n) for n in now), [])).ok:
+            self.broken.update({n: _unbuilt(self.lab, n) for n in now})
+        self.prints.update(_fingerprint(self.lab))
+
+    def part(self, name, skip):
+        t0 = time.monotonic()
+        if self.build and name not in self.built and not skip:
+            self.make(name)
+        if self.broken.get(name):
+            part = self.broken[name]
+        elif skip:
+            part = failed(name, SKIPPED, "skipped: unit tests fail")
+        else:
+            part = GRADERS[name](self.lab)
+        if part.status == SKIP:
+            part = failed(name, FAIL, "lab.mk gives it points, but " + part.summary)
+        changed = [p for p, h in _fingerprint(self.lab).items() if h != self.prints.get(p)]
+        if changed:
+            part = failed(name, FAIL, "the code under test changed a built binary: %s"
+                          % ", ".join(changed))
+        part.max_points, part.seconds = self.lab.points[name], time.monotonic() - t0
+        return part
 
 
 def score(parts):
