@@ -14,7 +14,7 @@ evidence (common/evidence.h) and the exit status -- never from the output:
             the slab caught the use-after-free or double free the race
             leads to (a BUG noted by the primitives, before TSan could
             report it)
-  clean     exit 0, no report
+  clean     exit 0, no report, and the case noted that it ran to its end
   CRASH     a signal, or TSan's exit code with no report (TSan exits 66 on
             a deadly signal too: a crash is never a race)
   TIMEOUT   over a time limit;  OOM  over the memory limit
@@ -95,6 +95,8 @@ class Run:
             detail = (self.bugs() or [why.split("==")[-1]])[0].strip()
             return "CRASH: %s%s" % (what, ": " + detail if detail else "")
         if r.rc == 0:
+            if "\ncase " not in "\n" + self.evidence:
+                return "FAIL: the case's process exited 0 before the case ended"
             return "clean"
         if r.rc == 1:
             return "FAIL: the case's own checks of the code under test failed (exit 1)"
