@@ -19,6 +19,11 @@ For every lab (make print-labs) with a solutions/ folder:
 Before them: the primitives' tests, the TSan proof, CONFIG_NO_CMPXCHG's
 compile-time refusals, the reproducer's self-tests; after: set-up errors,
 the limits in docs.
+Then the grader itself (check_grader.py): its sandbox, the hostile and
+careless submissions of tests/grader/, the students' tree, the autograder
+layouts, make grade-all.
+
+    check.py [WORD]     every row, or only those whose names contain WORD
 
 Ends with "N passed, N failed" and how long it took; exits 1 if anything
 failed.  Environment: BUILD (default build), CC -- as given to make.
@@ -30,6 +35,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kit import ROOT, criterion, grading, layout, limits, mutants, proc, rr, tsan  # noqa: E402
+import check_grader  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
 
@@ -161,12 +167,15 @@ def debug_rows():
 
 # --- the labs ----------------------------------------------------------------------
 
-def graded(lab, impl):
-    """Build tree @impl's lab and grade it: (parts, None) or (None, failure)."""
+def graded(lab, impl, check=True):
+    """Build tree @impl's lab and grade every part, the later parts even
+    when the unit tests fail: (parts, None) or (None, failure).  @check:
+    the pre-build check first."""
     failed = built(["build-lab-%d" % lab.n], impl=impl)
     if failed:
         return None, failed
-    return grading.grade_lab(layout.lab(lab.n, impl=impl, build=BUILD)), None
+    return grading.grade_lab(layout.lab(lab.n, impl=impl, build=BUILD), parents=False,
+                             check=check), None
 
 
 def verdicts(parts):
@@ -203,7 +212,7 @@ def mutant_row(lab, m, matrix):
             tree = mutants.tree(m, BUILD)
         except mutants.PatchError as e:
             return False, "NOT VALID: " + str(e), []
-        parts, failure = graded(lab, tree)
+        parts, failure = graded(lab, tree, check=False)
         if failure:
             return False, "NOT VALID: it does not build", failure[2]
         matrix[m.name] = {p.name: p.status for p in parts if p.graded}
@@ -323,6 +332,13 @@ def no_cmpxchg_rows():
     return [Row("atomic.h: CONFIG_NO_CMPXCHG refuses cmpxchg at compile time", check)]
 
 
+def grader_rows():
+    """The grader itself: its sandbox, the hostile and careless submissions
+    of tests/grader/, the students' tree, the autograder layouts, the batch
+    (tools/check_grader.py)."""
+    return [Row(name, check, show) for name, check, show in check_grader.rows(BUILD)]
+
+
 # The table.  Append functions returning rows here.
 SUITES = [
     common_rows,
@@ -331,16 +347,22 @@ SUITES = [
     race_rows,
     debug_rows,
     lab_rows,
+    grader_rows,
     error_rows,
     limits_rows,
 ]
 
 
 def main():
+    """Every row, or with an argument only the rows whose names contain it
+    (python3 tools/check.py grader)."""
+    only = sys.argv[1] if len(sys.argv) > 1 else ""
     start, passed, failed, skipped = time.time(), 0, 0, 0
     print("make check: BUILD=%s CC=%s" % (BUILD, os.environ.get("CC", "clang")), flush=True)
     for suite in SUITES:
         for row in suite():
+            if only not in row.name:
+                continue
             t0 = time.time()
             ok, detail, lines = row.check()     # ok None: skipped, detail says why
             print("%s  %-58s %5.1fs  %s" % ({None: "SKIP", True: "PASS"}.get(ok, "FAIL"),
