@@ -56,12 +56,11 @@ def run():
     extra = hidden if os.path.isdir(hidden) else None
     labs = layout.labs(build=build, extra_tests=extra)
     tree = tempfile.mkdtemp(prefix="submission-", dir=root)
-    missing = submission.collect(os.path.join(root, "submission"), labs, tree)
     wanted = os.environ.get("GRADE_LABS", "").split()
     if wanted:
-        todo = [l for l in labs if str(l.n) in wanted]
-    else:
-        todo = [l for l in labs if len(missing[l.n]) < len(l.edit)]
+        labs = [l for l in labs if str(l.n) in wanted]
+    missing = submission.collect(os.path.join(root, "submission"), labs, tree)
+    todo = labs if wanted else [l for l in labs if len(missing[l.n]) < len(l.edit)]
     if not todo:
         names = ", ".join("%s/%s" % (l.folder, f) for l in labs for f in l.edit)
         return write(results, dict(score=0, output="No lab's files were found in the "
