@@ -5,6 +5,13 @@
 #   make lab-N   [IMPL=...]   grade lab N: unit tests (plain, ASan), TSan run,
 #                             race scenarios; IMPL=labs (yours, default) or
 #                             IMPL=solutions, or any tree with labN-* folders
+#   make grade   [IMPL=] [EXTRA_TESTS=dir]   every lab, points, reports in
+#                             $(BUILD)/grade/; make grade-N: one lab
+#   make grade-all SUBMISSIONS=dir [JOBS=n] [GRADE_LABS="1 2"]
+#                             a folder of submissions, in parallel: CSV, summary
+#   make dist-student [DEST=dir]   the students' tree (no solutions)
+#   make gradescope-zip [EXTRA_TESTS=dir]   the Gradescope autograder
+#   make classroom-workflow   a GitHub Classroom workflow, printed
 #   make race-N  [IMPL=] [STRATEGY=dfs|pct|random|script] [SEED=] [SCHED=]
 #                [MEMORY=sc|weak] [REDUCTION=on|off]
 #                             run lab N's race scenarios under the reproducer
@@ -15,6 +22,8 @@
 #                             step k): goto-step, step-back, who-freed
 #   make check                the kit's own suite (what CI runs)
 #   make bench-race           reproducer figures (a benchmark, not a test)
+#   make bench-lab4 [IMPL=]   lab 4's hashed-lock refcount_t against lab 2's
+#                             cmpxchg one: ratios (IMPL: default solutions)
 #   make rr-probe             can rr record on this machine? (rr is optional)
 #   make rr-record-N [SCHED=] record lab N's failing schedule under rr
 #   make rr-replay-N          rr replay of it, walked back to the write that
@@ -36,23 +45,47 @@ PYTHON  ?= python3
 
 include mk/labs.mk
 include mk/build.mk
+include mk/bench-lab4.mk
 
 DEPS_CHECK := $(call DEPS_OK,check)
 
 RR_KINDS := record replay chaos
-.PHONY: help deps demo check clean bench-race rr-probe replay debug \
-	$(addprefix lab-,$(LABS)) $(addprefix race-,$(LABS)) \
+.PHONY: help deps demo check clean bench-race bench-lab4 rr-probe replay debug \
+	grade grade-all dist-student gradescope-zip classroom-workflow \
+	$(addprefix lab-,$(LABS)) $(addprefix grade-,$(LABS)) $(addprefix race-,$(LABS)) \
 	$(foreach k,$(RR_KINDS),$(addprefix rr-$(k)-,$(LABS)))
 
 help:
-	@sed -n '3,26p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^# A lab is a folder/p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Labs: $(foreach n,$(LABS),lab-$(n) ($(LAB_$(n)_folder)))"
 
 deps:
 	@bash tools/deps.sh install
 
-$(foreach n,$(LABS),$(eval lab-$(n): build-lab-$(n) ; \
-	@$(PYTHON) tools/grade.py --lab $(n) --impl $(IMPL) --build-root $(BUILD)))
+# Grading builds each part itself, after the pre-build check (tools/grade.py).
+GRADE_ARGS = --build --impl $(IMPL) --build-root $(BUILD) --report-dir $(BUILD)/grade \
+	$(if $(EXTRA_TESTS),--extra-tests $(EXTRA_TESTS))
+$(foreach n,$(LABS),$(eval lab-$(n) grade-$(n): $(if $(call lab_problem,$(n)),impl-ok-$(n)) \
+	| $(DEPS_BUILD) ; @$(PYTHON) tools/grade.py --lab $(n) $(GRADE_ARGS)))
+
+grade: | $(DEPS_BUILD)
+	@$(PYTHON) tools/grade.py $(GRADE_ARGS)
+
+JOBS ?= 2
+grade-all: | $(DEPS_BUILD)
+	@$(PYTHON) tools/grade_all.py --submissions "$(SUBMISSIONS)" --jobs $(JOBS) \
+		--build-root $(BUILD) --labs "$(GRADE_LABS)" $(if $(EXTRA_TESTS),--extra-tests $(EXTRA_TESTS))
+
+DEST ?= $(BUILD)/dist-student
+dist-student:
+	@$(PYTHON) tools/dist_student.py --dest $(DEST)
+
+gradescope-zip:
+	@$(PYTHON) tools/autograder/gradescope.py zip --out $(BUILD)/gradescope.zip \
+		$(if $(EXTRA_TESTS),--extra-tests $(EXTRA_TESTS))
+
+classroom-workflow:
+	@$(PYTHON) tools/autograder/github_classroom.py
 
 # A schedule file is data: the program that replays it is its lab's race
 # binary (LAB=, the lab folder it is in, its "lab N" line).  A wrong file
@@ -88,6 +121,9 @@ check: | $(DEPS_CHECK)
 
 bench-race: | $(DEPS_BUILD)
 	@$(PYTHON) tools/bench_race.py --build-root $(BUILD)
+
+bench-lab4: $(BENCH4_BIN)
+	@$(BENCH4_BIN)
 
 rr-probe:
 	@$(PYTHON) tools/rr.py probe

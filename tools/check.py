@@ -16,6 +16,14 @@ For every lab (make print-labs) with a solutions/ folder:
     none fails the suite (it is not shown to be able to fail);
   * gcc builds the solutions with no warning (TODO_CFLAGS= makes every
     warning an error again).
+Before them: the primitives' tests, the TSan proof, CONFIG_NO_CMPXCHG's
+compile-time refusals, the reproducer's self-tests; after: set-up errors,
+the limits in docs.
+Then the grader itself (check_grader.py): its sandbox, the hostile and
+careless submissions of tests/grader/, the students' tree, the autograder
+layouts, make grade-all.
+
+    check.py [WORD]     every row, or only those whose names contain WORD
 
 Ends with "N passed, N failed" and how long it took; exits 1 if anything
 failed.  Environment: BUILD (default build), CC -- as given to make.
@@ -27,6 +35,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kit import ROOT, criterion, grading, layout, limits, mutants, proc, rr, tsan  # noqa: E402
+import check_grader  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
 
@@ -158,12 +167,15 @@ def debug_rows():
 
 # --- the labs ----------------------------------------------------------------------
 
-def graded(lab, impl):
-    """Build tree @impl's lab and grade it: (parts, None) or (None, failure)."""
+def graded(lab, impl, check=True):
+    """Build tree @impl's lab and grade every part, the later parts even
+    when the unit tests fail: (parts, None) or (None, failure).  @check:
+    the pre-build check first."""
     failed = built(["build-lab-%d" % lab.n], impl=impl)
     if failed:
         return None, failed
-    return grading.grade_lab(layout.lab(lab.n, impl=impl, build=BUILD)), None
+    return grading.grade_lab(layout.lab(lab.n, impl=impl, build=BUILD), parents=False,
+                             check=check), None
 
 
 def verdicts(parts):
@@ -200,7 +212,7 @@ def mutant_row(lab, m, matrix):
             tree = mutants.tree(m, BUILD)
         except mutants.PatchError as e:
             return False, "NOT VALID: " + str(e), []
-        parts, failure = graded(lab, tree)
+        parts, failure = graded(lab, tree, check=False)
         if failure:
             return False, "NOT VALID: it does not build", failure[2]
         matrix[m.name] = {p.name: p.status for p in parts if p.graded}
@@ -290,23 +302,67 @@ def limits_rows():
     return [Row("docs: instructor.md states the grader's limits", check)]
 
 
+def no_cmpxchg_rows():
+    """CONFIG_NO_CMPXCHG (common/atomic.h): cmpxchg and its kin fail at
+    compile time with a message naming the flag; the rest compiles
+    (tests/common/no_cmpxchg.c)."""
+    ops = ["cmpxchg", "xchg", "atomic_cmpxchg", "atomic_inc_not_zero"]
+    flag = "-DCONFIG_NO_CMPXCHG"
+
+    def compiles(*defines):
+        cc = os.environ.get("CC", "clang").split()
+        return proc.run(cc + ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-Icommon",
+                              "-fsyntax-only", "tests/common/no_cmpxchg.c"]
+                        + list(defines), 60)
+
+    def check():
+        wrong = []
+        r = compiles(flag)
+        if r.rc != 0:
+            wrong.append("with %s, the operations that stay do not compile: %s"
+                         % (flag, r.tail(3)))
+        for op in ops:
+            r = compiles(flag, "-DTRY_" + op)
+            if r.rc == 0 or "%s() does not exist with CONFIG_NO_CMPXCHG" % op not in r.out:
+                wrong.append("%s with %s: compiled, or failed without naming the flag"
+                             % (op, flag))
+            if compiles("-DTRY_" + op).rc != 0:
+                wrong.append("%s without %s does not compile" % (op, flag))
+        return not wrong, "%d operations refused, the rest compiles" % len(ops), wrong
+    return [Row("atomic.h: CONFIG_NO_CMPXCHG refuses cmpxchg at compile time", check)]
+
+
+def grader_rows():
+    """The grader itself: its sandbox, the hostile and careless submissions
+    of tests/grader/, the students' tree, the autograder layouts, the batch
+    (tools/check_grader.py)."""
+    return [Row(name, check, show) for name, check, show in check_grader.rows(BUILD)]
+
+
 # The table.  Append functions returning rows here.
 SUITES = [
     common_rows,
     tsan_proof_rows,
+    no_cmpxchg_rows,
     race_rows,
     debug_rows,
     lab_rows,
+    grader_rows,
     error_rows,
     limits_rows,
 ]
 
 
 def main():
+    """Every row, or with an argument only the rows whose names contain it
+    (python3 tools/check.py grader)."""
+    only = sys.argv[1] if len(sys.argv) > 1 else ""
     start, passed, failed, skipped = time.time(), 0, 0, 0
     print("make check: BUILD=%s CC=%s" % (BUILD, os.environ.get("CC", "clang")), flush=True)
     for suite in SUITES:
         for row in suite():
+            if only not in row.name:
+                continue
             t0 = time.time()
             ok, detail, lines = row.check()     # ok None: skipped, detail says why
             print("%s  %-58s %5.1fs  %s" % ({None: "SKIP", True: "PASS"}.get(ok, "FAIL"),

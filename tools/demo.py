@@ -55,7 +55,8 @@ def main():
    interleaving with up to 2 preemptions, explored:
 """)
     r, fixed = race.run(binary, FIXED)
-    print("   held: " + fixed.held if fixed and fixed.held else r.out)
+    shown = [l for l in r.out.splitlines() if l.startswith(("held:", "witness:"))]
+    print("   " + "\n   ".join(shown) if fixed and fixed.held and shown else r.out)
     print("\nNext: %s (the handout), 'make lab-1', 'make race-1',"
           " docs/reproducer.md." % lab.handout)
     ok1 = broken and broken.met and broken.got == "use-after-free"

@@ -287,6 +287,9 @@ void race_dpor_reset(void)
 	pending[rcu_id()] = (struct fp){ .kind = RACE_FP_RCU_INVOKE,
 		.flags = race_weak ? RACE_FP_MB : 0 };
 	has_pending[rcu_id()] = true;	/* it waits for callbacks */
+	for (i = rcu_id() + 1; i <= race_nr_slots(); i++)	/* interrupts */
+		if (race_thread_get(i)->state == RACE_TS_POINT)
+			race_dpor_arrive(race_thread_get(i));	/* at irq.enter */
 }
 
 /* The clock of thread @id's last step (all zero if none). */
@@ -367,7 +370,7 @@ static void against_pending(long i, const struct fp *f)
 	for (p = 1; p < NSLOT; p++)
 		if ((sleep_now & (1u << p)) && dependent(f, &sleep_fp[p]))
 			sleep_now &= ~(1u << p);
-	for (p = 1; p <= rcu_id(); p++) {
+	for (p = 1; p <= race_nr_slots(); p++) {
 		if (p == ev[i].thread || !pending_now(p) ||
 		    !dependent(f, &pending[p]))
 			continue;
@@ -409,7 +412,9 @@ void race_dpor_arrive(struct race_thread *t)
 		return;
 	finish_step(id);
 	memset(&pend_join[id], 0, sizeof(pend_join[id]));
-	has_pending[id] = true;
+	has_pending[id] = !(t->wait && t->wait->final);
+	if (!has_pending[id])
+		return;
 	pending[id] = has_next[id] ? next_fp[id] : (struct fp){ .kind = RACE_FP_ALL };
 	has_next[id] = false;
 	c = last_clock(id);

@@ -19,6 +19,7 @@ static void reset_models(void)
 	race_trace_reset();
 	race_sched_reset();
 	race_rcu_reset();
+	race_irq_reset();
 	race_objects_reset();
 	race_weak_reset();
 	race_dpor_reset();

@@ -45,7 +45,7 @@ static void pct_init(void)
 /* Distinct random priorities d .. d+n-1 for the n thread slots. */
 static void shuffle_priorities(void)
 {
-	int n = race_nr_workers() + 1, i, j, t;
+	int n = race_nr_slots(), i, j, t;
 
 	for (i = 1; i <= n; i++)
 		prio[i] = race_opt.depth + i - 1;

@@ -9,6 +9,9 @@
  *   lock.c       the spinlock model
  *   rcu.c        the RCU model and its callback thread
  *   objects.c    the objects of an execution: ids, frees, the leak count
+ *   placement.c  where the slab puts them: addresses that hash the same
+ *   irq.c        interrupts: a handler per thread, delivered as a choice;
+ *                one simulated CPU
  *   execution.c  one execution and its oracles
  *   strategy.c   the strategy interface; dfs.c pct.c random.c script.c
  *   trace.c      the steps of an execution and the timeline
@@ -37,7 +40,8 @@
 #include "compiler.h"
 #include "race/scenario.h"
 
-#define RACE_NR_SLOTS		(RACE_MAX_THREADS + 1)	/* + the RCU thread */
+/* T1..Tn, the RCU thread, then one interrupt thread per Tk (irq.c) */
+#define RACE_NR_SLOTS		(2 * RACE_MAX_THREADS + 1)
 #define RACE_DEFAULT_STEPS	10000
 #define RACE_DEFAULT_BOUND	2
 #define RACE_DEFAULT_DEPTH	2
@@ -162,6 +166,7 @@ void race_timeline_print(FILE *f, const struct race_shared *sh);
 #define RACE_SCHED_MAX_TOKENS	1000000		/* steps and run tokens */
 #define RACE_ERR_LEN		768		/* one error line */
 #define RACE_TOK_RCU		(-1)		/* "RCU", before it is numbered */
+#define RACE_TOK_IRQ(k)		(-100 - (k))	/* "IRQk", before it is numbered */
 
 /**
  * struct race_schedfile - a schedule file as read, or the tokens of --script

@@ -51,7 +51,7 @@ static void gp_take(struct gp_snap *g)
 	int id;
 
 	g->mask = 0;
-	for (id = 1; id <= race_nr_workers(); id++) {
+	for (id = 1; id <= race_nr_slots(); id++) {
 		g->seq[id] = sections[id];
 		if (nesting[id])
 			g->mask |= 1u << id;
@@ -63,7 +63,7 @@ static bool gp_elapsed(const struct gp_snap *g)
 {
 	int id;
 
-	for (id = 1; id <= race_nr_workers(); id++)
+	for (id = 1; id <= race_nr_slots(); id++)
 		if (g->mask & (1u << id) && sections[id] == g->seq[id])
 			return false;
 	return true;

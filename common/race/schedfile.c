@@ -17,6 +17,8 @@
  * "step N THREAD LABEL [OBJECT VALUE]": thread THREAD performs step N, at
  * LABEL; on replay a thread that is not runnable there, or is at another
  * label, is a divergence, and the object and value are compared too.
+ * THREAD is T1..Tn, RCU (the call_rcu thread) or IRQk (Tk's interrupt:
+ * its step "irq.enter" delivers it there).
  * "run TOKEN..." is the short hand form: "T1" (one step of T1), "T1@LABEL"
  * (T1 up to and including its step at LABEL), "T1+" (T1 until it blocks
  * or ends).  After the last token or step, threads run without preemption.
@@ -214,13 +216,18 @@ static long number(struct word w)
 	return n;
 }
 
-/* "T3" -> 3, "RCU" -> RACE_TOK_RCU; 0 if neither (numbered later). */
+/* "T3" -> 3, "RCU" -> RACE_TOK_RCU, "IRQ2" -> RACE_TOK_IRQ(2); 0 if none
+ * of them (numbered later, by race_schedfile_threads()). */
 static int thread_of(struct word w)
 {
 	long n;
 
 	if (word_is(w, "RCU"))
 		return RACE_TOK_RCU;
+	if (w.len > 3 && !memcmp(w.s, "IRQ", 3)) {
+		n = number((struct word){ w.s + 3, w.len - 3 });
+		return n >= 1 && n <= 99 ? RACE_TOK_IRQ(n) : 0;
+	}
 	if (w.len < 2 || w.s[0] != 'T')
 		return 0;
 	n = number((struct word){ w.s + 1, w.len - 1 });
@@ -363,7 +370,7 @@ static int parse_step(struct sched_parser *p, struct word key, const char *s,
 			    "one by one), got step %s", sf->nr_step_lines + 1,
 			    q(buf, w[0]));
 	if (!thread_of(w[1]))
-		return fail(p, "expected a thread (T1, T2, ..., RCU), got %s",
+		return fail(p, "expected a thread (T1, T2, ..., RCU, IRQ1, ...), got %s",
 			    q(buf, w[1]));
 	if (!is_label(w[2]))
 		return fail(p, "expected a label function.op of at most %d "
@@ -700,23 +707,27 @@ int race_schedfile_threads(struct race_schedfile *sf, int nr_threads,
 	struct sched_parser p;
 	struct race_token *t;
 	char esc[256];
-	int i;
+	int i, id;
 
 	if (sf->nr_threads)
 		return 0;		/* numbered already */
 	parser_init(&p, sf, where, esc, sizeof(esc), err, errlen);
 	for (i = 0; i < sf->nr_tokens; i++) {
 		t = &sf->tokens[i];
-		if (t->thread == RACE_TOK_RCU)
+		id = t->thread;
+		if (id == RACE_TOK_RCU)
 			t->thread = nr_threads + 1;
-		else if (t->thread > nr_threads)
+		else if (id <= RACE_TOK_IRQ(1) && id >= RACE_TOK_IRQ(nr_threads))
+			t->thread = nr_threads + 1 + RACE_TOK_IRQ(0) - id;
+		else if (id < 1 || id > nr_threads)
 			break;
 	}
 	if (i < sf->nr_tokens) {
 		p.line = t->line;
-		return fail(&p, "expected a thread of this scenario (T1..T%d, "
-			    "or RCU for the callbacks), got T%d", nr_threads,
-			    t->thread);
+		return fail(&p, "expected a thread of this scenario (T1..T%d, RCU "
+			    "for the callbacks, or IRQ1..IRQ%d for their "
+			    "interrupts), got %s%d", nr_threads, nr_threads,
+			    id < 0 ? "IRQ" : "T", id < 0 ? RACE_TOK_IRQ(0) - id : id);
 	}
 	sf->nr_threads = nr_threads;
 	return 0;

@@ -12,7 +12,9 @@
  * Threads are created once per search process and reused by every
  * execution.  Between executions they wait at the top of their loop.  One
  * more thread, the RCU thread (rcu.c), runs call_rcu callbacks; it never
- * finishes, it waits at its point for the next callback.
+ * finishes, it waits at its point for the next callback.  A scenario with
+ * interrupts has one more thread per handler (irq.c), after the RCU
+ * thread: choosing it delivers the interrupt.
  *
  * What a thread waits for at a point is the business of the models: a
  * thread is runnable when it is at a point and its struct race_wait, if
@@ -30,6 +32,7 @@
 const struct race_scenario *race_sc;
 static struct race_thread threads[RACE_NR_SLOTS];
 static int nr_workers;
+static int nr_slots;		/* workers, RCU, interrupt threads */
 static sem_t main_sem;
 static __thread struct race_thread *self;
 static int starting, start_idx;
@@ -59,10 +62,17 @@ int race_nr_workers(void)
 	return nr_workers;
 }
 
+/** race_nr_slots - thread ids in use: 1 .. race_nr_slots() */
+int race_nr_slots(void)
+{
+	return nr_slots;
+}
+
 /* Whether @t may perform its next step now, as its model says. */
 static bool runnable(const struct race_thread *t)
 {
-	return t->state == RACE_TS_POINT && (!t->wait || t->wait->ready(t));
+	return t->state == RACE_TS_POINT && (!t->wait || t->wait->ready(t)) &&
+	       !race_irq_interrupted(t);
 }
 
 /**
@@ -74,7 +84,7 @@ int race_thread_runnable_label(int id, char *buf, size_t len)
 {
 	const struct race_thread *t;
 
-	if (id < 1 || id > nr_workers + 1)
+	if (id < 1 || id > nr_slots)
 		return 0;
 	t = &threads[id - 1];
 	if (t->state != RACE_TS_POINT)
@@ -90,6 +100,8 @@ static int why_blocked(const struct race_thread *t, char *buf, size_t len)
 
 	if (t->state == RACE_TS_DONE)
 		return 0;
+	if (race_irq_interrupted(t))
+		return race_irq_why(t, buf, len);
 	if (t->wait)
 		return t->wait->why(t, buf, len);
 	return snprintf(buf, len, "%s waits at %s.%s; ",
@@ -108,7 +120,7 @@ static void nobody_runnable(void)
 	int i;
 
 	msg[0] = 0;
-	for (i = 0; i <= nr_workers && n < sizeof(msg); i++)
+	for (i = 0; i < nr_slots && n < sizeof(msg); i++)
 		n += why_blocked(&threads[i], msg + n, sizeof(msg) - n);
 	if (!n)
 		return;
@@ -127,9 +139,10 @@ static struct race_thread *choose(struct race_thread *from)
 	struct race_choice c = { .from = from->id };
 	int i;
 
-	for (i = 0; i <= nr_workers; i++)
+	for (i = 0; i < nr_slots; i++)
 		if (runnable(&threads[i]))
 			c.ids[c.nr++] = i + 1;
+	race_irq_filter(&c, from);
 	if (!c.nr) {
 		nobody_runnable();
 		return NULL;
@@ -236,6 +249,7 @@ static void *thread_main(void *arg)
 	race_debug_name_self(t->id);	/* "T1", "RCU": for gdb, rr, ps */
 	for (;;) {
 		sem_wait_intr(&t->sem);
+		race_irq_begin(t);
 		t->body();		/* the RCU thread's never returns */
 		thread_done(t);
 	}
@@ -256,15 +270,22 @@ void race_sched_init(const struct race_scenario *sc)
 	for (nr_workers = 0; nr_workers < RACE_MAX_THREADS &&
 	     sc->threads[nr_workers]; nr_workers++)
 		;
-	for (i = 0; i <= nr_workers; i++) {
+	nr_slots = nr_workers + 1;
+	for (i = 0; i < nr_workers; i++)
+		if (sc->irqs[i])
+			nr_slots = 2 * nr_workers + 1;
+	for (i = 0; i < nr_slots; i++) {
 		threads[i].id = i + 1;
+		threads[i].state = RACE_TS_DONE;
 		threads[i].body = i < nr_workers ? sc->threads[i] :
-			race_rcu_thread;
+			i == nr_workers ? race_rcu_thread :
+			sc->irqs[i - nr_workers - 1] ? race_irq_thread : NULL;
 	}
 }
 
 /**
- * race_sched_start - create the threads of the scenario and the RCU thread
+ * race_sched_start - create the threads of the scenario, the RCU thread
+ * and the interrupt threads
  *
  * Call once in the search process; the threads serve every execution.
  */
@@ -273,10 +294,11 @@ void race_sched_start(void)
 	int i;
 
 	sem_init(&main_sem, 0, 0);
-	for (i = 0; i <= nr_workers; i++)
+	for (i = 0; i < nr_slots; i++)
 		sem_init(&threads[i].sem, 0, 0);
-	for (i = 0; i <= nr_workers; i++)
-		if (pthread_create(&threads[i].pt, NULL, thread_main, &threads[i]))
+	for (i = 0; i < nr_slots; i++)
+		if (threads[i].body &&
+		    pthread_create(&threads[i].pt, NULL, thread_main, &threads[i]))
 			race_fail("crash", "pthread_create failed");
 }
 

@@ -151,11 +151,14 @@ void race_trace_stale(struct race_step *s, long sees, long newest, bool known,
 		RACE_REF_NONE;
 }
 
-/** race_thread_name - "T1".."T4", or "RCU" for the callback thread */
+/** race_thread_name - "T1".."T4", "RCU" for the callback thread, "IRQ1"
+ * for the interrupt thread of T1 */
 const char *race_thread_name(int id, char *buf, size_t len)
 {
 	if (id > 0 && id == race_nr_workers() + 1)
 		snprintf(buf, len, "RCU");
+	else if (race_irq_owner(id))
+		snprintf(buf, len, "IRQ%d", race_irq_owner(id));
 	else
 		snprintf(buf, len, "T%d", id);
 	return buf;
@@ -237,6 +240,8 @@ static void column_title(int id, char *buf, size_t len)
 	race_thread_name(id, who, sizeof(who));
 	if (id <= race_nr_workers() && race_sc && id <= RACE_MAX_THREADS)
 		name = race_sc->names[id - 1];
+	else if (race_irq_owner(id) && race_sc)
+		name = race_sc->irq_names[race_irq_owner(id) - 1];
 	if (name)
 		snprintf(buf, len, "%s %s", who, name);
 	else

@@ -204,7 +204,8 @@ class Timeline(unittest.TestCase):
                 f.write("race-schedule 1\nscenario mp\n%s\n" % bad)
             rc, out = run("replay", self.sched)
             self.assertEqual(rc, 2, out)
-            self.assertIn("line 3: " + want, out)
+            self.assertIn("%s:3: %s, got '%s'" % (self.sched, want, bad), out)
+            self.assertEqual(len(out.strip().splitlines()), 1, out)
 
 
 class Reduction(unittest.TestCase):

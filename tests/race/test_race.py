@@ -175,8 +175,8 @@ class Replay(Tmp):
         p = self.write(["race-schedule 1", "scenario " + UNLOCKED, "run T1 T7"])
         rc, out = run(LAB1, "replay", p)
         self.assertEqual(rc, 2, out)
-        self.assertIn("edited.sched:3: expected a thread of this scenario (T1..T2, or "
-                      "RCU for the callbacks), got T7", out)
+        self.assertIn("edited.sched:3: expected a thread of this scenario (T1..T2, RCU "
+                      "for the callbacks, or IRQ1..IRQ2 for their interrupts), got T7", out)
 
     def test_bad_step_number_and_version(self):
         p = self.write(["race-schedule 1", "scenario " + UNLOCKED,

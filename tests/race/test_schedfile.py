@@ -99,7 +99,8 @@ BAD = [
     ("long-word-len", HEAD + b"run T1@" + b"a" * 5000 + b".b\n", 3, "...' (5005 bytes)"),
     ("label-64", HEAD + b"run T1@" + b"a" * 62 + b".b\n", 3, "a label is function.op"),
     ("T3-of-2", HEAD + b"run T1 T3\n", 3,
-     "expected a thread of this scenario (T1..T2, or RCU for the callbacks), got T3"),
+     "expected a thread of this scenario (T1..T2, RCU for the callbacks, or IRQ1..IRQ2 "
+     "for their interrupts), got T3"),
     ("T0", HEAD + b"run T0\n", 3, "got 'T0'"),
     ("T-huge", HEAD + b"run T99999999999999999999\n", 3, "got 'T99999999999999999999'"),
     ("T-sign", HEAD + b"run T-1\n", 3, "got 'T-1'"),
@@ -122,7 +123,7 @@ BAD = [
      "expected 'step <number> <thread> <function.op> [<object> <value>]', got 'step 1 T1'"),
     ("step-4", HEAD + b"step 1 T1 a.b obj#1\n", 3, "got 'step 1 T1 a.b obj#1'"),
     ("step-6", HEAD + b"step 1 T1 a.b obj#1 1 extra\n", 3, "got 'step 1 T1 a.b obj#1 1 extra'"),
-    ("step-thread", HEAD + b"step 1 X1 a.b\n", 3, "expected a thread (T1, T2, ..., RCU), got 'X1'"),
+    ("step-thread", HEAD + b"step 1 X1 a.b\n", 3, "expected a thread (T1, T2, ..., RCU, IRQ1, ...), got 'X1'"),
     ("step-T9", HEAD + b"step 1 T9 a.b\n", 3, "expected a thread of this scenario"),
     ("step-label", HEAD + b"step 1 T1 nodot\n", 3, "expected a label function.op"),
     ("step-object", HEAD + b"step 1 T1 a.b " + b"o" * 64 + b" 1\n", 3,
@@ -144,7 +145,7 @@ BAD = [
     ("build-twice", HEAD + b"build 1\nbuild 2\n", 4, "expected one 'build' line, got a second (the first is line 3)"),
     ("unknown-kind", HEAD + b"stepp 1 T1\n", 3,
      "expected a line 'race-schedule', 'scenario', 'lab', 'binary', 'build', 'strategy', "
-     "'seed', 'bounds', 'step', 'run' or 'result' (or a # comment), got 'stepp'"),
+     "'seed', 'bounds', 'step', 'run', 'result', 'memory' or 'sees' (or a # comment), got 'stepp'"),
     ("quote-backslash", HEAD + b"run T1 it's\\\n", 3, "got 'it\\'s\\\\'"),
     ("too-many-tokens", HEAD + b"run " + b"T1 " * 1000001 + b"\n", 3,
      "expected at most 1000000 steps and run tokens in all"),
@@ -209,7 +210,8 @@ class Handmade(Tmp):
             self.assertIn(":3: expected a thread of this scenario", out)
         rc, out = run([LAB1, "run", UNLOCKED, "--script", "T1 T3"])
         self.assertEqual((rc, out.strip()), (2, "race: --script: expected a thread of this "
-                                             "scenario (T1..T2, or RCU for the callbacks), got T3"))
+                                             "scenario (T1..T2, RCU for the callbacks, or "
+                                             "IRQ1..IRQ2 for their interrupts), got T3"))
 
     def test_written_file_is_printable(self):
         """A binary path with a newline cannot add a line to a schedule."""

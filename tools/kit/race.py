@@ -6,9 +6,12 @@
   race replay FILE ...       replay a schedule; ends with a REPLAY line
   race check FILE...         read schedule files as replay would, run nothing
 
-What a run or a replay ended in is read by outcome(), the one place that
-reads the binary's result lines.  Demo scenarios (expectation "demo") show
-test-local broken code: they are listed and can be run, never graded.
+What a run or a replay ended in comes from the file the binary writes
+with --result FILE (key=value lines, docs/reproducer.md), in a drop of the
+grader's (kit.sandbox) -- not from what it prints, which the code under
+test shares.  outcome() is the one place that reads it.  Demo scenarios
+(expectation "demo") show test-local broken code: they are listed and can
+be run, never graded.  Graded runs are jailed (kit.sandbox).
 
 A schedule file is data: nothing in it chooses the program that replays
 it.  target() finds the lab it is for -- LAB=, the lab folder it is in,
@@ -19,7 +22,7 @@ import os
 import re
 import shlex
 
-from . import layout, limits, proc, schedfile
+from . import layout, limits, proc, sandbox, schedfile
 from .schedfile import SchedError, escape
 
 
@@ -49,8 +52,8 @@ class Outcome:
     met         the expectation was met (run), or the replay recurred and
                 matched (replay)
     executions  how many executions a run explored (0 for a replay)
-    verdict     the verdict line's text ("kind: where and why"), or ""
-    held        the "held: ..." line's text of a must-hold run, or ""
+    verdict     "kind: where and why" of the verdict reached, or ""
+    held        for a run without a verdict: how much was explored, or ""
     schedule    the schedule file a failing run wrote, or None
     """
 
@@ -63,39 +66,36 @@ class Outcome:
         return self.verdict or self.held or "got %s" % self.got
 
 
-_RESULT = re.compile(r"^RESULT (\S+) expect=(\S+) got=(\S+) met=(\S+) executions=(\d+)", re.M)
-_REPLAY = re.compile(r"^REPLAY (\S+) expect=(\S+) got=(\S+) ok=(\S+)", re.M)
-
-
-def outcome(out):
-    """The Outcome of a race binary's output @out, or None if it printed no
-    result line (it crashed, hung, or was misused)."""
-    m, kind = _RESULT.search(out), "run"
-    if not m:
-        m, kind = _REPLAY.search(out), "replay"
-    if not m:
+def outcome(text):
+    """The Outcome in the text of a --result file, or None if there is none
+    (the binary crashed, hung, or was misused)."""
+    f = dict(l.split("=", 1) for l in (text or "").splitlines() if "=" in l)
+    if f.get("command") not in ("run", "replay") or "got" not in f:
         return None
-
-    def line(prefix):
-        found = re.search(r"^%s: (.*)$" % prefix, out, re.M)
-        return found.group(1).strip() if found else ""
-
-    return Outcome(kind=kind, scenario=m.group(1), expect=m.group(2),
-                   got=m.group(3), met=m.group(4) == "yes",
-                   executions=int(m.group(5)) if kind == "run" else 0,
-                   verdict=line("verdict"), held=line("held"),
-                   schedule=line("schedule") or None)
+    run = f["command"] == "run"
+    message = f.get("message", "")
+    held = ""
+    if run and f["got"] == "none":
+        held = "%s executions, %s%s" % (f.get("executions", "?"), f.get("strategy", ""),
+                                        ", space exhausted within the bound"
+                                        if f.get("exhausted") == "yes" else "")
+    return Outcome(kind=f["command"], scenario=f.get("scenario", ""),
+                   expect=f.get("expect", ""), got=f["got"],
+                   met=f.get("met" if run else "ok") == "yes",
+                   executions=int(f.get("executions") or 0) if run else 0,
+                   verdict="%s: %s" % (f["got"], message) if message else "",
+                   held=held, schedule=f.get("schedule") or None)
 
 
 class BinaryError(Exception):
     """The race binary is missing or cannot list its scenarios."""
 
 
-def scenarios(binary):
+def scenarios(binary, jail=False):
     """[Scenario] of @binary, sorted by name (as it lists them)."""
     if not binary or not os.path.exists(binary):
         raise BinaryError("no race binary %s" % binary)
-    r = proc.run([binary, "list"], 30)
+    r = proc.run([binary, "list"], 30, jail=sandbox.Jail() if jail else None)
     if r.rc != 0:
         raise BinaryError("%s list failed (%s):\n%s" % (binary, r.status(), r.out))
     return [Scenario(l) for l in r.out.splitlines() if l.strip()]
@@ -112,19 +112,28 @@ def strategy_args(strategy=None, seed=None, memory=None, reduction=None):
     return args
 
 
-def run(binary, name, out=None, args=(), lab=None):
+def _run(cmd, jail):
+    """(Result, Outcome or None) of race binary command @cmd."""
+    with sandbox.Drop() as drop:
+        result = drop.path("result")
+        r = proc.run(cmd + ["--result", result], limits.RACE_TIMEOUT,
+                     jail=sandbox.Jail(drop) if jail else None)
+        return r, outcome(drop.read(result))
+
+
+def run(binary, name, out=None, args=(), lab=None, jail=False):
     """Explore scenario @name; (Result, Outcome or None).  @out: where a
-    failing execution's schedule is written; @lab: its "lab" line."""
+    failing execution's schedule is written (not in a jail: it is
+    read-only there); @lab: its "lab" line."""
     cmd = [binary, "run", name, "--binary", binary] + list(args)
     if out:
         cmd += ["--out", out]
     if lab:
         cmd += ["--lab", str(lab)]
-    r = proc.run(cmd, limits.RACE_TIMEOUT)
-    return r, outcome(r.out)
+    return _run(cmd, jail)
 
 
-def replay(binary, sched, scenario=None, expect=None, args=()):
+def replay(binary, sched, scenario=None, expect=None, args=(), jail=False):
     """Replay the schedule file @sched; (Result, Outcome or None).
     @scenario and @expect stand in for the file's missing header lines."""
     cmd = [binary, "replay", sched] + list(args)
@@ -132,8 +141,7 @@ def replay(binary, sched, scenario=None, expect=None, args=()):
         cmd += ["--scenario", scenario]
     if expect:
         cmd += ["--expect", expect]
-    r = proc.run(cmd, limits.RACE_TIMEOUT)
-    return r, outcome(r.out)
+    return _run(cmd, jail)
 
 
 def check(binary, sched, scenario=None):
@@ -261,36 +269,70 @@ def commands(t, sched, rr_ok):
 
 # --- grading ---------------------------------------------------------------------
 
+class Item:
+    """One graded scenario or exercise.
+
+    ok        it met its expectation
+    line      "PASS|FAIL name ...: why", one line
+    verdict   PASS, FAIL, CRASH, TIMEOUT, OOM, DEADLOCK or LIVELOCK
+    alone     the command that reruns it alone, outside the grader
+    """
+
+    def __init__(self, ok, line, verdict, alone):
+        self.ok, self.line, self.verdict, self.alone = ok, line, verdict, alone
+
+
+def _broken(r):
+    """The verdict of a run that wrote no result."""
+    if r.limit == "memory":
+        return "OOM"
+    if r.limit:
+        return "TIMEOUT"
+    return "CRASH" if r.signal else "FAIL"
+
+
+def _failed(o):
+    return o.got.upper() if o.got in ("deadlock", "livelock") else "FAIL"
+
+
 def grade_scenario(binary, sc):
-    """(ok, one line) for scenario @sc: it met its expectation."""
-    r, o = run(binary, sc.name)
+    """The Item of scenario @sc: it met its expectation."""
+    alone = "%s run %s" % (binary, sc.name)
+    r, o = run(binary, sc.name, jail=True)
     if o is None:
         last = r.tail(1) or ["no output"]
-        return False, "FAIL %s: no result (%s): %s" % (sc.name, r.status(), last[0])
+        return Item(False, "FAIL %s: no result (%s): %s" % (sc.name, r.status(), last[0]),
+                    _broken(r), alone)
     ok = r.rc == 0 and o.met
-    return ok, "%s %s (%s, got %s): %s" % ("PASS" if ok else "FAIL", sc.name,
-                                          o.expect, o.got, o.describe()[:160])
+    return Item(ok, "%s %s (%s, got %s): %s" % ("PASS" if ok else "FAIL", sc.name,
+                                                o.expect, o.got, o.describe()[:160]),
+                "PASS" if ok else _failed(o), alone)
 
 
 def grade_exercise(binary, ex, impl_dir):
-    """(ok, one line) for exercise @ex: the student's schedule file in
-    @impl_dir replays to its verdict, at a step labelled ex.at."""
+    """The Item of exercise @ex: the student's schedule file in @impl_dir
+    replays to its verdict, at a step labelled ex.at."""
     sched = os.path.join(impl_dir, ex.file)
+    alone = "%s replay %s --scenario %s --expect %s" % (binary, sched, ex.scenario, ex.verdict)
     if not os.path.exists(sched):
-        return False, "FAIL %s: %s does not exist" % (ex.file, sched)
-    r, o = replay(binary, sched, ex.scenario, ex.verdict)
+        return Item(False, "FAIL %s: %s does not exist" % (ex.file, sched), "FAIL", alone)
+    r, o = replay(binary, sched, ex.scenario, ex.verdict, jail=True)
     if o is None:
         last = r.tail(1) or ["no output"]
-        return False, "FAIL %s: %s" % (ex.file, last[0])
-    ok = o.met and (": " + ex.at) in o.verdict
-    if ok:
-        return True, "PASS %s replays to: %s" % (ex.file, o.verdict[:160])
-    return False, ("FAIL %s must end in %s at %s; it replays to: %s"
-                   % (ex.file, ex.verdict, ex.at, o.verdict[:160] or o.got))
+        return Item(False, "FAIL %s: %s" % (ex.file, last[0]), _broken(r), alone)
+    if o.met and (": " + ex.at) in o.verdict:
+        return Item(True, "PASS %s replays to: %s" % (ex.file, o.verdict[:160]), "PASS", alone)
+    return Item(False, "FAIL %s must end in %s at %s; it replays to: %s"
+                % (ex.file, ex.verdict, ex.at, o.verdict[:160] or o.got), _failed(o), alone)
+
+
+def grade_items(binary, exercises=(), impl_dir=None):
+    """[Item]: every graded scenario of @binary, then each exercise.  Demo
+    scenarios are left out."""
+    items = [grade_scenario(binary, sc) for sc in scenarios(binary, jail=True) if sc.graded]
+    return items + [grade_exercise(binary, ex, impl_dir) for ex in exercises]
 
 
 def grade(binary, exercises=(), impl_dir=None):
-    """[(ok, line)]: every graded scenario of @binary, then each exercise.
-    Demo scenarios are left out."""
-    lines = [grade_scenario(binary, sc) for sc in scenarios(binary) if sc.graded]
-    return lines + [grade_exercise(binary, ex, impl_dir) for ex in exercises]
+    """[(ok, line)] of grade_items()."""
+    return [(i.ok, i.line) for i in grade_items(binary, exercises, impl_dir)]
