@@ -5,14 +5,32 @@
 #   make lab-N   [IMPL=...]   grade lab N: unit tests (plain, ASan), TSan run,
 #                             race scenarios; IMPL=labs (yours, default) or
 #                             IMPL=solutions, or any tree with labN-* folders
+#   make grade   [IMPL=] [EXTRA_TESTS=dir]   every lab, points, reports in
+#                             $(BUILD)/grade/; make grade-N: one lab
+#   make grade-all SUBMISSIONS=dir [JOBS=n] [GRADE_LABS="1 2"]
+#                             a folder of submissions, in parallel: CSV, summary
+#   make dist-student [DEST=dir]   the students' tree (no solutions)
+#   make gradescope-zip [EXTRA_TESTS=dir]   the Gradescope autograder
+#   make classroom-workflow   a GitHub Classroom workflow, printed
 #   make race-N  [IMPL=] [STRATEGY=dfs|pct|random|script] [SEED=] [SCHED=]
+#                [MEMORY=sc|weak] [REDUCTION=on|off]
 #                             run lab N's race scenarios under the reproducer
-#   make replay SCHED=file    replay a schedule file and print its timeline
+#   make replay SCHED=file [LAB=N]
+#                             replay a schedule file and print its timeline
+#   make debug  SCHED=file [STEP=k]
+#                             the replay under gdb, stopped at its verdict (or
+#                             step k): goto-step, step-back, who-freed
 #   make check                the kit's own suite (what CI runs)
 #   make flaky LAB=N [RUNS=200] [JOBS=1] [IMPL=solutions]
 #                             grade a tree RUNS times, count the failures
 #   make bench-race           reproducer figures (a benchmark, not a test)
+#   make bench-lab4 [IMPL=]   lab 4's hashed-lock refcount_t against lab 2's
+#                             cmpxchg one: ratios (IMPL: default solutions)
 #   make rr-probe             can rr record on this machine? (rr is optional)
+#   make rr-record-N [SCHED=] record lab N's failing schedule under rr
+#   make rr-replay-N          rr replay of it, walked back to the write that
+#                             freed the object (gdb, reverse-continue)
+#   make rr-chaos-N           rr's chaos mode on lab N's stress program
 #   make print-labs           the labs' manifests, as JSON (print-lab N=1: one)
 #   make clean
 #
@@ -29,32 +47,73 @@ PYTHON  ?= python3
 
 include mk/labs.mk
 include mk/build.mk
+include mk/bench-lab4.mk
 
 DEPS_CHECK := $(call DEPS_OK,check)
 
-.PHONY: help deps demo check clean bench-race rr-probe replay flaky \
-	$(addprefix lab-,$(LABS)) $(addprefix race-,$(LABS))
+RR_KINDS := record replay chaos
+.PHONY: help deps demo check clean bench-race bench-lab4 rr-probe replay debug flaky \
+	grade grade-all dist-student gradescope-zip classroom-workflow \
+	$(addprefix lab-,$(LABS)) $(addprefix grade-,$(LABS)) $(addprefix race-,$(LABS)) \
+	$(foreach k,$(RR_KINDS),$(addprefix rr-$(k)-,$(LABS)))
 
 help:
-	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^# A lab is a folder/p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Labs: $(foreach n,$(LABS),lab-$(n) ($(LAB_$(n)_folder)))"
 
 deps:
 	@bash tools/deps.sh install
 
-# When make started: make lab-N prints how long building and grading took.
-KIT_START := $(shell date +%s.%N)
+# Grading builds each part itself, after the pre-build check (tools/grade.py).
+GRADE_ARGS = --build --impl $(IMPL) --build-root $(BUILD) --report-dir $(BUILD)/grade \
+	$(if $(EXTRA_TESTS),--extra-tests $(EXTRA_TESTS))
+$(foreach n,$(LABS),$(eval lab-$(n) grade-$(n): $(if $(call lab_problem,$(n)),impl-ok-$(n)) \
+	| $(DEPS_BUILD) ; @$(PYTHON) tools/grade.py --lab $(n) $(GRADE_ARGS)))
 
-$(foreach n,$(LABS),$(eval lab-$(n): build-lab-$(n) ; \
-	@$(PYTHON) tools/grade.py --lab $(n) --impl $(IMPL) --build-root $(BUILD) \
-	--since $(KIT_START)))
+grade: | $(DEPS_BUILD)
+	@$(PYTHON) tools/grade.py $(GRADE_ARGS)
+
+JOBS ?= 2
+grade-all: | $(DEPS_BUILD)
+	@$(PYTHON) tools/grade_all.py --submissions "$(SUBMISSIONS)" --jobs $(JOBS) \
+		--build-root $(BUILD) --labs "$(GRADE_LABS)" $(if $(EXTRA_TESTS),--extra-tests $(EXTRA_TESTS))
+
+DEST ?= $(BUILD)/dist-student
+dist-student:
+	@$(PYTHON) tools/dist_student.py --dest $(DEST)
+
+gradescope-zip:
+	@$(PYTHON) tools/autograder/gradescope.py zip --out $(BUILD)/gradescope.zip \
+		$(if $(EXTRA_TESTS),--extra-tests $(EXTRA_TESTS))
+
+classroom-workflow:
+	@$(PYTHON) tools/autograder/github_classroom.py
+
+# A schedule file is data: the program that replays it is its lab's race
+# binary (LAB=, the lab folder it is in, its "lab N" line).  A wrong file
+# or command is one line (tools/race.py check LAB [EXTRA]), made make's
+# own error: sched_ok expands to nothing, or stops make with that line.
+shq         = '$(subst ','\'',$(1))'
+SCHED_ARGS  = --sched $(call shq,$(SCHED)) --impl $(call shq,$(IMPL)) \
+	--build-root $(call shq,$(BUILD))
+sched_error = $(shell $(PYTHON) tools/race.py check $(SCHED_ARGS) \
+	--lab $(call shq,$(1)) --step $(call shq,$(STEP)) $(2))
+sched_ok    = $(call die_if,$(call sched_error,$(1),$(2)))
+die_if      = $(if $(1),$(error $(1)))
 
 $(foreach n,$(LABS),$(eval race-$(n): $(if $(call lab_problem,$(n)),impl-ok-$(n),$(call lab_race_bin,$(n))) ; \
-	@$(PYTHON) tools/race.py run --lab $(n) --impl $(IMPL) --build-root $(BUILD) \
-	--strategy "$(STRATEGY)" --seed "$(SEED)" --sched "$(SCHED)"))
+	$$(if $$(SCHED),$$(call sched_ok,$(n)))@$(PYTHON) tools/race.py run --lab $(n) \
+	--impl $(IMPL) --build-root $(BUILD) --strategy "$(STRATEGY)" --seed "$(SEED)" \
+	--memory "$(MEMORY)" --reduction "$(REDUCTION)" --sched $$(call shq,$$(SCHED))))
 
 replay: | $(DEPS_BUILD)
-	@$(PYTHON) tools/race.py replay --sched "$(SCHED)" --build-root $(BUILD)
+	$(call sched_ok,$(LAB))
+	@$(PYTHON) tools/race.py replay $(SCHED_ARGS) --lab $(call shq,$(LAB))
+
+debug: | $(DEPS_BUILD)
+	$(call sched_ok,$(LAB),--debug)
+	@$(PYTHON) tools/race.py debug $(SCHED_ARGS) --lab $(call shq,$(LAB)) \
+		--step $(call shq,$(STEP))
 
 demo: | $(DEPS_BUILD)
 	@$(PYTHON) tools/demo.py --build-root $(BUILD)
@@ -65,14 +124,22 @@ check: | $(DEPS_CHECK)
 # The reference unless IMPL is given on the command line.
 flaky: | $(DEPS_BUILD)
 	@$(PYTHON) tools/flaky.py --lab "$(LAB)" --runs "$(or $(RUNS),200)" \
-	--jobs "$(or $(JOBS),1)" --build-root $(BUILD) \
+	--jobs "$(if $(filter command line,$(origin JOBS)),$(JOBS),1)" --build-root $(BUILD) \
 	--impl $(if $(filter command line,$(origin IMPL)),$(IMPL),solutions)
 
 bench-race: | $(DEPS_BUILD)
 	@$(PYTHON) tools/bench_race.py --build-root $(BUILD)
 
+bench-lab4: $(BENCH4_BIN)
+	@$(BENCH4_BIN)
+
 rr-probe:
-	@bash tools/rr.sh probe
+	@$(PYTHON) tools/rr.py probe
+
+# rr-record-N, rr-replay-N, rr-chaos-N: where rr cannot record, each says
+# why and what works here instead, and fails.
+$(foreach n,$(LABS),$(foreach k,$(RR_KINDS),$(eval rr-$(k)-$(n): | $(DEPS_BUILD) ; \
+	@$(PYTHON) tools/rr.py $(k) --lab $(n) $(SCHED_ARGS))))
 
 clean:
 	rm -rf $(BUILD)

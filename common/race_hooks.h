@@ -15,9 +15,12 @@
  * The hooks come in families, one per model of the reproducer:
  *
  *   memory     race_access, race_seen, race_point_at    access.c
+ *              race_fence                                access.c, weak.c
  *   locks      race_spin_lock                            lock.c
  *   RCU        race_rcu_*, race_synchronize_rcu, ...     rcu.c
  *   objects    race_obj_alloc, race_obj_free             objects.c
+ *              race_obj_align                            placement.c
+ *   interrupts race_irq_save, race_irq_restore           irq.c
  *   reports    race_report                               access.c
  *
  * A primitive that is built from others (a hashed-spinlock atomic, an fd
@@ -85,6 +88,20 @@ void race_access(const char *fn, const char *what, const volatile void *addr,
 long race_seen(long value);
 
 /**
+ * race_fence - a memory barrier (smp_mb, smp_wmb, smp_rmb)
+ * @fn:   __func__ of the caller
+ * @what: the barrier's name ("smp_wmb")
+ * @how:  RACE_FULL (smp_mb), RACE_STORE | RACE_RELEASE (smp_wmb: orders
+ *        stores), RACE_LOAD | RACE_ACQUIRE (smp_rmb: orders loads)
+ *
+ * Under the sequentially consistent model nothing (not a point: a fence
+ * changes nothing when one thread runs at a time and every store is seen
+ * at once).  Under the weak model a point, shown in the timeline, whose
+ * ordering the model applies (docs/reproducer.md, "The weak memory model").
+ */
+void race_fence(const char *fn, const char *what, unsigned int how);
+
+/**
  * race_point_at - a scheduling point with no access, added by hand
  * @fn:    __func__ of the caller
  * @label: what happens here
@@ -136,6 +153,18 @@ void race_obj_alloc(const void *obj, size_t size, const char *cache,
 		    bool typesafe, const char *fn);
 
 /**
+ * race_obj_align - the alignment the slab gives a new object of a cache
+ * that asks for @align (a power of two)
+ *
+ * Not a scheduling point.  In a race binary that declares
+ * RACE_HASHED_ADDRESSES() (scenario.h), every object starts on a 2 KiB
+ * boundary: the low bits of its address -- all that a hash of it, such as
+ * lab 4's (addr >> 8) & (N - 1), looks at -- are then the same in every
+ * execution and every process, wherever malloc put it.
+ */
+size_t race_obj_align(size_t align);
+
+/**
  * race_obj_free - scheduling point "<fn>.kfree" before @obj is freed
  * @fn, @file, @line: the caller, remembered as who freed it
  *
@@ -144,6 +173,20 @@ void race_obj_alloc(const void *obj, size_t size, const char *cache,
  */
 void race_obj_free(const void *obj, const char *fn, const char *file,
 		   int line);
+
+/**
+ * race_irq_save - the calling thread has just turned "interrupts" off
+ * (local_irq_save: signals blocked); saves nest
+ *
+ * race_irq_restore - it has just undone its innermost save
+ *
+ * Not scheduling points.  The reproducer delivers a scenario's interrupt
+ * (.irqs of scenario.h) to a thread only at a point where that thread has
+ * interrupts on; on one simulated CPU (.up) nothing else runs while the
+ * thread at the CPU has them off.
+ */
+void race_irq_save(void);
+void race_irq_restore(void);
 
 /**
  * race_report - a primitive found a bug (a WARN, a BUG, a use-after-free)
@@ -163,6 +206,9 @@ static inline void race_access(const char *fn __maybe_unused,
 			       const volatile void *addr __maybe_unused,
 			       unsigned int how __maybe_unused) { }
 static inline long race_seen(long value) { return value; }
+static inline void race_fence(const char *fn __maybe_unused,
+			      const char *what __maybe_unused,
+			      unsigned int how __maybe_unused) { }
 static inline void race_point_at(const char *fn __maybe_unused,
 				 const char *label __maybe_unused) { }
 static inline void race_spin_lock(const char *fn __maybe_unused,
@@ -184,10 +230,13 @@ static inline void race_obj_alloc(const void *obj __maybe_unused,
 				  const char *cache __maybe_unused,
 				  bool typesafe __maybe_unused,
 				  const char *fn __maybe_unused) { }
+static inline size_t race_obj_align(size_t align) { return align; }
 static inline void race_obj_free(const void *obj __maybe_unused,
 				 const char *fn __maybe_unused,
 				 const char *file __maybe_unused,
 				 int line __maybe_unused) { }
+static inline void race_irq_save(void) { }
+static inline void race_irq_restore(void) { }
 static inline bool race_report(const char *kind __maybe_unused,
 			       const char *message __maybe_unused)
 { return false; }

@@ -166,7 +166,7 @@ static void quarantine_push(struct slab_obj *o)
 
 static struct slab_obj *new_object(struct kmem_cache *s, size_t size)
 {
-	size_t align = s->align > HDR_SIZE ? s->align : HDR_SIZE;
+	size_t align = race_obj_align(s->align > HDR_SIZE ? s->align : HDR_SIZE);
 	size_t total = (align + size + align - 1) / align * align;
 	struct slab_obj *o = calloc(1, sizeof(*o));
 	struct slab_hdr *hdr;

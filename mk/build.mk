@@ -23,7 +23,9 @@
 # common/'s objects are under $(BUILD)/common/<variant>/, built without any
 # lab's flags.
 
-B       := $(BUILD)/$(subst /,_,$(patsubst %/,%,$(IMPL)))
+# With hidden tests (EXTRA_TESTS), the binaries go to a folder of their own:
+# a build without them never links their objects.
+B       := $(BUILD)/$(subst /,_,$(patsubst %/,%,$(IMPL)))$(if $(EXTRA_TESTS),+extra$(subst /,_,$(abspath $(EXTRA_TESTS))))
 VARIANTS := plain asan tsan race
 
 COMMON_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -pthread -MMD -MP -Icommon
@@ -45,8 +47,9 @@ TODO_CFLAGS  ?= -Wno-error=unused-function -Wno-error=unused-parameter \
 	-Wno-error=unused-variable -Wno-error=unused-but-set-variable
 
 COMMON_SRC := $(wildcard common/*.c)
-# Linked into every Criterion binary: a default time limit per test.
-UNIT_SRC   := tests/criterion_timeout.c
+# Linked into every Criterion binary: a default time limit per test, and
+# the grader's evidence of each test.
+UNIT_SRC   := tests/criterion_timeout.c tests/criterion_evidence.c
 # Linked into every TSan program: its --list / CASE command line.
 TSAN_SRC   := tests/tsan_case.c
 RACE_SRC   := $(wildcard common/race/*.c)
@@ -82,9 +85,16 @@ lab_cflags = $(COMMON_CFLAGS) $(if $(call lab_has_h,$(1)),-I$(call lab_impl,$(1)
 lab_kitdir = $(if $(call lab_has_h,$(2)),$(B)/$(1)/lab$(2)/kit,$(BUILD)/_kit/$(1)/lab$(2))
 # lab_objs VARIANT, N, SOURCES: objects of given or test sources
 lab_objs   = $(patsubst %.c,$(call lab_kitdir,$(1),$(2))/%.o,$(3))
-# lab_code VARIANT, N: the objects of the lab's own code, edited and given
-lab_code   = $(patsubst $(call lab_impl,$(2))/%.c,$(B)/$(1)/lab$(2)/obj/%.o,$(call lab_edit_c,$(2))) \
-	$(call lab_objs,$(1),$(2),$(call lab_given_c,$(2)))
+# lab_code_objs VARIANT, N: the objects of the files the student edits
+lab_code_objs = $(patsubst $(call lab_impl,$(2))/%.c,$(B)/$(1)/lab$(2)/obj/%.o,$(call lab_edit_c,$(2)))
+# lab_code VARIANT, N: the objects of the lab's own code, edited and given,
+# and the edited files once more in each of the lab's configurations
+lab_code   = $(call lab_code_objs,$(1),$(2)) \
+	$(call lab_objs,$(1),$(2),$(call lab_given_c,$(2))) \
+	$(foreach c,$(LAB_$(2)_configs),$(call lab_config_objs,$(1),$(2),$(c)))
+# lab_config_objs VARIANT, N, CONFIG: the edited files built with
+# lab.config.CONFIG's flags added (lab 4's UP build beside its SMP one)
+lab_config_objs = $(patsubst $(call lab_impl,$(2))/%.c,$(B)/$(1)/lab$(2)/obj-$(3)/%.o,$(call lab_edit_c,$(2)))
 
 lab_unit_bin  = $(B)/$(1)/lab$(2)/unit
 lab_tsan_bins = $(addprefix $(B)/tsan/lab$(1)/,$(notdir $(basename $(call lab_tests,$(1),tsan_*.c))))
@@ -100,6 +110,17 @@ $(patsubst $(call lab_impl,$(1))/%.c,$(B)/$(2)/lab$(1)/obj/%.o,$(call lab_edit_c
 $(call lab_kitdir,$(2),$(1))/%.o: %.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
 	$$(CC) $$(call lab_cflags,$(1)) $$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
+
+$(foreach c,$(LAB_$(1)_configs),$(eval $(call lab_config_rule,$(1),$(2),$(c))))
+endef
+
+# lab_config_rule N, VARIANT, CONFIG: lab N's edited files in configuration CONFIG
+define lab_config_rule
+$(call lab_config_objs,$(2),$(1),$(3)): \
+		$(B)/$(2)/lab$(1)/obj-$(3)/%.o: $(call lab_impl,$(1))/%.c | $(DEPS_BUILD)
+	@mkdir -p $$(@D)
+	$$(CC) $$(call lab_cflags,$(1)) $(LAB_$(1)_config_$(3)) $$(TODO_CFLAGS) \
+		$$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
 endef
 
 # lab_tsan_rule N, SOURCE: one TSan program
@@ -127,19 +148,41 @@ $(B)/race/lab$(1)/race: $(call lab_objs,race,$(1),$(call lab_tests,$(1),race_*.c
 	$$(CC) $$(CFLAGS_race) -o $$@ $$^ $$(KIT_LDLIBS)
 
 # A tree without the lab's folder or files: one line saying which.
-.PHONY: impl-ok-$(1) build-lab-$(1)
+.PHONY: impl-ok-$(1) build-lab-$(1) objs-lab-$(1)
 impl-ok-$(1):
 	$$(error $$(call lab_problem,$(1)) (IMPL names a tree of labN-* folders: labs, the default, or solutions))
+
+# What the pre-build check reads: the student's files, compiled, not linked.
+objs-lab-$(1): $(if $(call lab_problem,$(1)),impl-ok-$(1),$(call lab_code_objs,plain,$(1)))
 
 build-lab-$(1): $(if $(call lab_problem,$(1)),impl-ok-$(1),$(call lab_unit_bin,plain,$(1)) \
 	$(call lab_unit_bin,asan,$(1)) $(call lab_tsan_bins,$(1)) $(call lab_race_bin,$(1)))
 endef
 $(foreach n,$(LABS),$(eval $(call lab_rules,$(n))))
 
+# --- the kit's own objects, no student's: what every tree's build shares --------
+# make grade-all and the autograders build them once (make kit-objs), so that
+# each submission compiles only its own files.  (A lab whose student files
+# include a header builds its kit objects per tree: not shared.)
+lab_kit_objs = $(if $(call lab_has_h,$(1)),,\
+	$(foreach v,$(VARIANTS),$(call lab_objs,$(v),$(1),$(call lab_given_c,$(1)))) \
+	$(foreach v,plain asan,$(call lab_objs,$(v),$(1),$(call lab_tests,$(1),test_*.c) \
+		$(call lab_tests,$(1),shared_*.c))) \
+	$(call lab_objs,tsan,$(1),$(call lab_tests,$(1),tsan_*.c) $(call lab_tests,$(1),shared_*.c)) \
+	$(call lab_objs,race,$(1),$(call lab_tests,$(1),race_*.c)))
+
+.PHONY: kit-objs
+kit-objs: $(foreach n,$(LABS),$(call lab_kit_objs,$(n))) \
+	$(foreach v,$(VARIANTS),$(call common_objs,$(v),$(COMMON_SRC))) \
+	$(foreach v,plain asan,$(call common_objs,$(v),$(UNIT_SRC))) \
+	$(call common_objs,tsan,$(TSAN_SRC)) $(call common_objs,race,$(RACE_SRC))
+
 # Objects reached through pattern rules are kept, not deleted as intermediates.
 .SECONDARY:
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# The dependency files of what this invocation builds: the shared objects and
+# this tree's (not every other tree under BUILD).
+-include $(shell find $(BUILD)/common $(BUILD)/_kit $(B) -name '*.d' 2>/dev/null)
 
 # --- the kit's own tests of common/: tests/common/test_*.c and tsan_*.c --------
 
@@ -169,19 +212,38 @@ $(RACE_SELFTEST_BIN): $(call common_objs,race,$(wildcard tests/race/race_*.c) $(
 .PHONY: race-selftest-bin race-selftest
 race-selftest-bin: $(RACE_SELFTEST_BIN)
 
+# The kernel's litmus shapes under the weak memory model (tests/litmus/):
+# their own race binary, and their test (make check runs it).
+RACE_LITMUS_BIN := $(B)/race/litmus/race
+
+$(RACE_LITMUS_BIN): $(call common_objs,race,$(wildcard tests/litmus/race_*.c) $(COMMON_SRC) $(RACE_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
+
+.PHONY: race-litmus
+race-litmus: $(RACE_LITMUS_BIN)
+	@$(PYTHON) tests/litmus/test_litmus.py --bin $(RACE_LITMUS_BIN)
+
 # The reproducer's self-tests (make check runs them through tools/check.py).
-race-selftest: $(RACE_SELFTEST_BIN) $(call lab_race_bin,1)
+race-selftest: $(RACE_SELFTEST_BIN) $(call lab_race_bin,1) $(call lab_race_bin,4)
 	@$(PYTHON) tests/race/test_race.py --selftest-bin $(RACE_SELFTEST_BIN) \
 		--lab1-bin $(call lab_race_bin,1)
+	@$(PYTHON) tests/race/test_irq.py --selftest-bin $(RACE_SELFTEST_BIN) \
+		--lab4-bin $(call lab_race_bin,4)
 
-# The free-running stress loop the benchmark compares with (make bench-race):
-# lab 1's code, built with lab 1's flags.
-RACE_STRESS_BIN := $(B)/asan/race/stress_lab1
-
-$(RACE_STRESS_BIN): $(call lab_objs,asan,1,tests/race/stress_lab1.c) \
-		$(call lab_code,asan,1) $(call common_objs,asan,$(COMMON_SRC))
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_asan) -o $@ $^ $(KIT_LDLIBS)
+# The free-running stress loops the benchmark compares with (make bench-race):
+# each lab's canonical race (tests/race/stress_labN.c, on tests/race/stress.c),
+# built with that lab's flags.
+race_stress_bin = $(B)/asan/race/stress_lab$(1)
+define race_stress_rule
+$(call race_stress_bin,$(1)): $(call lab_objs,asan,$(1),tests/race/stress_lab$(1).c tests/race/stress.c) \
+		$(call lab_code,asan,$(1)) $(call common_objs,asan,$(COMMON_SRC))
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_asan) -o $$@ $$^ $$(KIT_LDLIBS)
+endef
+RACE_STRESS_LABS := $(filter $(LABS),$(patsubst tests/race/stress_lab%.c,%,$(wildcard tests/race/stress_lab*.c)))
+$(foreach n,$(RACE_STRESS_LABS),$(eval $(call race_stress_rule,$(n))))
 
 .PHONY: race-bench-bins
-race-bench-bins: $(RACE_STRESS_BIN) $(call lab_race_bin,1)
+race-bench-bins: $(foreach n,$(RACE_STRESS_LABS),$(call race_stress_bin,$(n)) $(call lab_race_bin,$(n))) \
+	$(RACE_LITMUS_BIN)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "evidence.h"
 #include "tsan_case.h"
 
 static int usage(const char *prog)
@@ -25,9 +26,16 @@ int tsan_case_main(int argc, char **argv, const struct tsan_case *cases,
 			printf("%s %s\n", cases[i].name, cases[i].verdict);
 		return 0;
 	}
-	for (i = 0; i < nr_cases; i++)
-		if (!strcmp(argv[1], cases[i].name))
-			return cases[i].run(&cases[i]);
+	for (i = 0; i < nr_cases; i++) {
+		int status;
+
+		if (strcmp(argv[1], cases[i].name))
+			continue;
+		status = cases[i].run(&cases[i]);
+		/* The grader's proof that the case ran to its end (evidence.h). */
+		kit_evidence("case %s done status=%d", cases[i].name, status);
+		return status;
+	}
 	fprintf(stderr, "%s: no case '%s' (try --list)\n", argv[0], argv[1]);
 	return 2;
 }

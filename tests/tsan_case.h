@@ -12,7 +12,10 @@
  *                   test failed the case's own checks, 2 on a usage error
  *
  * The grader (tools/kit/tsan.py) runs each case with TSAN_OPTIONS=exitcode=66
- * and compares TSan's verdict with the listed one.
+ * and compares TSan's verdict with the listed one.  A case that returns
+ * notes "case NAME done status=S" in the grader's evidence file
+ * (common/evidence.h): a process that exits 0 before the case has ended is
+ * not a clean run.
  */
 #ifndef KIT_TSAN_CASE_H
 #define KIT_TSAN_CASE_H

@@ -19,6 +19,14 @@ For every lab (make print-labs) with a solutions/ folder:
     contract);
   * gcc builds the solutions with no warning (TODO_CFLAGS= makes every
     warning an error again).
+Before them: the primitives' tests, the TSan proof, CONFIG_NO_CMPXCHG's
+compile-time refusals, the reproducer's self-tests; after: set-up errors,
+the limits in docs.
+Then the grader itself (check_grader.py): its sandbox, the hostile and
+careless submissions of tests/grader/, the students' tree, the autograder
+layouts, make grade-all.
+
+    check.py [WORD]     every row, or only those whose names contain WORD
 
 Ends with "N passed, N failed" and how long it took; exits 1 if anything
 failed.  Environment: BUILD (default build), CC -- as given to make.
@@ -29,7 +37,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kit import ROOT, criterion, grading, layout, limits, mutants, proc, tsan  # noqa: E402
+from kit import ROOT, criterion, grading, layout, limits, mutants, proc, rr, tsan  # noqa: E402
+import check_grader  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
 
@@ -104,21 +113,73 @@ def tsan_proof(prog):
 
 
 def race_rows():
-    """The race reproducer's self-tests (tests/race/test_race.py)."""
+    """The race reproducer's self-tests (tests/race/test_race.py) and the
+    litmus tests of its weak memory model (tests/litmus/test_litmus.py)."""
+    def target(name):
+        def check():
+            r = proc.make([name], impl="solutions", build=BUILD, jobs=2)
+            return r.ok, r.status(), r.tail(25)
+        return check
+    return [Row("race reproducer: self-tests", target("race-selftest")),
+            Row("race reproducer: litmus tests, the kernel's answers", target("race-litmus"))]
+
+
+def lab1_race_bin():
+    """Lab 1's race binary, of the solutions: (path, None) or (None, failure)."""
+    path = layout.lab(1, impl="solutions", build=BUILD).bins["race"]
+    return path, built([path], impl="solutions")
+
+
+def selftest(script, *args):
+    """A check that runs the unittest program @script (tests/...) on lab 1's
+    race binary; the lines it prints to say what it measured are shown."""
     def check():
-        r = proc.make(["race-selftest"], impl="solutions", build=BUILD, jobs=2)
-        return r.ok, r.status(), r.tail(25)
-    return [Row("race reproducer: self-tests", check)]
+        binary, failed = lab1_race_bin()
+        if failed:
+            return failed
+        r = proc.run([sys.executable, os.path.join(ROOT, script), "--lab1-bin", binary]
+                     + list(args), limits.MAKE_TIMEOUT)
+        shown = [l for l in r.out.splitlines() if l.startswith(("fuzz:", "parse "))]
+        return r.ok, r.status() + ", " + (r.tail(1) or [""])[0], \
+            shown + ([] if r.ok else r.tail(30))
+    return check
+
+
+def rr_check(needs_rr, cls):
+    """@cls of tests/debug/test_debug.py where rr can record (@needs_rr) or
+    cannot; elsewhere a SKIP saying why (ok None)."""
+    def check():
+        p = rr.probe()
+        if p.ok != needs_rr:
+            return None, "rr records here" if p.ok else "rr cannot record here: " + p.line, []
+        return selftest("tests/debug/test_debug.py", cls)()
+    return check
+
+
+def debug_rows():
+    """Schedule files no input breaks, and walking a race back (issues 10, 13)."""
+    return [Row("schedule files: one line for any bad input; fuzz",
+                selftest("tests/race/test_schedfile.py"), show=True),
+            Row("make debug: who-freed names cache_obj_release in T2",
+                selftest("tests/debug/test_debug.py", "Gdb")),
+            Row("rr: record the lab 1 race, walk it back to the free",
+                rr_check(True, "RrRecords"), show=True),
+            Row("rr: where rr cannot record, every rr target says why",
+                rr_check(False, "RrCannot"))]
 
 
 # --- the labs ----------------------------------------------------------------------
 
-def graded(lab, impl):
-    """Build tree @impl's lab and grade it: (parts, None) or (None, failure)."""
+def graded(lab, impl, check=True, only=None):
+    """Build tree @impl's lab and grade every part (or the parts @only, as
+    a mutant's "Parts:" line names them), the later parts even when the
+    unit tests fail: (parts, None) or (None, failure).  @check: the
+    pre-build check first."""
     failed = built(["build-lab-%d" % lab.n], impl=impl)
     if failed:
         return None, failed
-    return grading.grade_lab(layout.lab(lab.n, impl=impl, build=BUILD)), None
+    return grading.grade_lab(layout.lab(lab.n, impl=impl, build=BUILD), parts=only,
+                             parents=False, check=check), None
 
 
 def verdicts(parts):
@@ -149,16 +210,6 @@ def skeleton_row(lab):
     return Row("lab-%d: skeleton fails every graded part" % lab.n, check)
 
 
-def graded_parts(lab, impl, names):
-    """Build tree @impl's lab and grade only the parts @names (as its
-    "Parts:" header line says): (parts, None) or (None, failure)."""
-    failed = built(["build-lab-%d" % lab.n], impl=impl)
-    if failed:
-        return None, failed
-    tree = layout.lab(lab.n, impl=impl, build=BUILD)
-    return [grading.GRADERS[n](tree) for n in names if n in tree.points], None
-
-
 def mutant_row(lab, m, matrix):
     def check():
         try:
@@ -169,10 +220,7 @@ def mutant_row(lab, m, matrix):
         if unknown:
             return False, "NOT VALID: Parts: names %s (parts: %s)" % (
                 ", ".join(unknown), ", ".join(lab.parts)), []
-        if m.parts:
-            parts, failure = graded_parts(lab, tree, m.parts)
-        else:
-            parts, failure = graded(lab, tree)
+        parts, failure = graded(lab, tree, check=False, only=m.parts)
         if failure:
             return False, "NOT VALID: it does not build", failure[2]
         matrix[m.name] = {p.name: p.status for p in parts if p.graded}
@@ -286,6 +334,43 @@ def limits_rows():
     return [Row("docs: instructor.md states the grader's limits", check)]
 
 
+def no_cmpxchg_rows():
+    """CONFIG_NO_CMPXCHG (common/atomic.h): cmpxchg and its kin fail at
+    compile time with a message naming the flag; the rest compiles
+    (tests/common/no_cmpxchg.c)."""
+    ops = ["cmpxchg", "xchg", "atomic_cmpxchg", "atomic_inc_not_zero"]
+    flag = "-DCONFIG_NO_CMPXCHG"
+
+    def compiles(*defines):
+        cc = os.environ.get("CC", "clang").split()
+        return proc.run(cc + ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-Icommon",
+                              "-fsyntax-only", "tests/common/no_cmpxchg.c"]
+                        + list(defines), 60)
+
+    def check():
+        wrong = []
+        r = compiles(flag)
+        if r.rc != 0:
+            wrong.append("with %s, the operations that stay do not compile: %s"
+                         % (flag, r.tail(3)))
+        for op in ops:
+            r = compiles(flag, "-DTRY_" + op)
+            if r.rc == 0 or "%s() does not exist with CONFIG_NO_CMPXCHG" % op not in r.out:
+                wrong.append("%s with %s: compiled, or failed without naming the flag"
+                             % (op, flag))
+            if compiles("-DTRY_" + op).rc != 0:
+                wrong.append("%s without %s does not compile" % (op, flag))
+        return not wrong, "%d operations refused, the rest compiles" % len(ops), wrong
+    return [Row("atomic.h: CONFIG_NO_CMPXCHG refuses cmpxchg at compile time", check)]
+
+
+def grader_rows():
+    """The grader itself: its sandbox, the hostile and careless submissions
+    of tests/grader/, the students' tree, the autograder layouts, the batch
+    (tools/check_grader.py)."""
+    return [Row(name, check, show) for name, check, show in check_grader.rows(BUILD)]
+
+
 def tool_row(name, cmd):
     """A row that runs @cmd (a tools/ or tests/ script): PASS iff it exits 0."""
     def check():
@@ -323,30 +408,39 @@ def contracts_rows():
 SUITES = [
     common_rows,
     tsan_proof_rows,
+    no_cmpxchg_rows,
     race_rows,
+    debug_rows,
     kit_rows,
     contracts_rows,
     lab_rows,
+    grader_rows,
     error_rows,
     limits_rows,
 ]
 
 
 def main():
-    start, passed, failed = time.time(), 0, 0
+    """Every row, or with an argument only the rows whose names contain it
+    (python3 tools/check.py grader)."""
+    only = sys.argv[1] if len(sys.argv) > 1 else ""
+    start, passed, failed, skipped = time.time(), 0, 0, 0
     print("make check: BUILD=%s CC=%s" % (BUILD, os.environ.get("CC", "clang")), flush=True)
     for suite in SUITES:
         for row in suite():
+            if only not in row.name:
+                continue
             t0 = time.time()
-            ok, detail, lines = row.check()
-            print("%s  %-58s %5.1fs  %s" % ("PASS" if ok else "FAIL", row.name,
-                                             time.time() - t0, detail), flush=True)
-            if row.show or not ok:
+            ok, detail, lines = row.check()     # ok None: skipped, detail says why
+            print("%s  %-58s %5.1fs  %s" % ({None: "SKIP", True: "PASS"}.get(ok, "FAIL"),
+                                             row.name, time.time() - t0, detail), flush=True)
+            if (row.show and ok is not None) or ok is False:
                 for line in lines[:40]:
                     print("      | " + line)
-            passed, failed = passed + ok, failed + (not ok)
+            passed, failed, skipped = passed + (ok is True), failed + (ok is False), \
+                skipped + (ok is None)
     print("make check took %.0fs" % (time.time() - start))
-    print("%d passed, %d failed" % (passed, failed))
+    print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
     return 1 if failed else 0
 
 

@@ -42,18 +42,21 @@ def main():
    to shared state, searching interleavings with the fewest preemptions
    first.  One column per thread, one row per step:
 """)
-    r, broken = race.run(binary, BROKEN, out=sched)
+    r, broken = race.run(binary, BROKEN, out=sched, lab=1)
     print("\n".join(l for l in r.out.splitlines()
                     if not l.startswith(("==", "RESULT"))))
     print("\n   Replay it (same steps, same verdict, every time):"
-          "\n     make replay SCHED=%s" % sched)
+          "\n     make replay SCHED=%s IMPL=solutions"
+          "\n   Walk it back under gdb (goto-step, step-back, who-freed):"
+          "\n     make debug SCHED=%s IMPL=solutions" % (sched, sched))
     print("""
 2. The fix.  cache_lookup(1) takes the reference while cache_lock is held,
    so cache_remove() cannot drop the last reference in between.  Every
    interleaving with up to 2 preemptions, explored:
 """)
     r, fixed = race.run(binary, FIXED)
-    print("   held: " + fixed.held if fixed and fixed.held else r.out)
+    shown = [l for l in r.out.splitlines() if l.startswith(("held:", "witness:"))]
+    print("   " + "\n   ".join(shown) if fixed and fixed.held and shown else r.out)
     print("\nNext: %s (the handout), 'make lab-1', 'make race-1',"
           " docs/reproducer.md." % lab.handout)
     ok1 = broken and broken.met and broken.got == "use-after-free"

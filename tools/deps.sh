@@ -12,7 +12,9 @@
 #                           upgrades what is there; idempotent
 #
 # Groups: build (make lab-N, race-N, demo), check (make check: also gcc and
-# patch), optional (rr, gdb: only the rr targets and debugging want them).
+# patch, gdb: make check walks a race back under gdb), optional (rr: only
+# the rr targets want it; bwrap: without it the grader's sandbox keeps its
+# limits but not its walls, and says so).
 # Environment: CC (default clang), PYTHON (default python3).
 set -uo pipefail
 
@@ -37,10 +39,12 @@ REQS=(
 	"build|liburcu's headers and library|link urcu/urcu-memb.h -lurcu-memb|liburcu-dev"
 	"build|$CC_NAME's AddressSanitizer and UBSan runtimes|sanitize address,undefined|$(runtime_pkg)"
 	"build|$CC_NAME's ThreadSanitizer runtime|sanitize thread|$(runtime_pkg)"
+	"build|nm and readelf, the grader's pre-build check|program readelf|binutils"
 	"check|gcc, the second compiler the kit must build with|program gcc|gcc"
 	"check|patch, for the known-wrong solutions|program patch|patch"
+	"check|gdb, for make debug (and make check, which tests it)|program gdb|gdb"
 	"optional|rr, to record a replay where the CPU allows|program rr|rr"
-	"optional|gdb, to debug a replayed schedule|program gdb|gdb"
+	"optional|bwrap, the walls of the grader's sandbox|program bwrap|bubblewrap"
 )
 
 have_program() { command -v "$1" >/dev/null 2>&1; }
@@ -150,7 +154,7 @@ install)
 	if ((${#want[@]})); then
 		echo "deps: installing ${want[*]} (optional)"
 		apt-get install -y -q --no-install-recommends --no-upgrade "${want[@]}" ||
-			echo "deps: ${want[*]} could not be installed: only 'make rr-probe' and debugging under gdb need them" >&2
+			echo "deps: ${want[*]} could not be installed: only the rr targets and the grader's sandbox walls need them" >&2
 	fi
 	line=$(missing_reqs check | explain)
 	[[ -z $line ]] || { echo "deps: still $line" >&2; exit 1; }

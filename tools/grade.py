@@ -1,54 +1,120 @@
 #!/usr/bin/env python3
-"""grade.py - grade one lab (make lab-N runs it after building).
+"""grade.py - grade a tree's labs (make lab-N, make grade, make grade-N).
 
-    python3 tools/grade.py --lab N [--impl IMPL] [--build-root BUILD]
-                           [--report FILE]
+    python3 tools/grade.py [--lab N ...] [--impl IMPL] [--build-root BUILD]
+                           [--build] [--extra-tests DIR] [--report-dir DIR]
+                           [--parts P,P] [--no-parents] [--no-precheck]
+    python3 tools/grade.py --lab N --impl IMPL --precheck
     python3 tools/grade.py --limits
 
-Prints one line per part (unit-plain, unit-asan, tsan, race: PASS, FAIL or
-SKIP, with its points from the lab's manifest), what failed and what to do
-next, "score: X/Y", and last "lab-N: P passed, F failed".  Exits 0 iff no
-part failed.  --report writes the parts as JSON.  --limits prints the time
-limits in force (kit/limits.py).  Standard library only.
+For each lab (every lab without --lab): the pre-build check, then each part
+(unit-plain, unit-asan, tsan, race) jailed, with its verdict and its points
+from the lab's manifest; what failed, with the command that reruns it alone,
+and what to do next; "score: X/Y" and "lab-N: P passed, F failed".  With
+more than one lab, "Score: X/Y" over all.  Exits 0 only at full score.
+
+--build builds each part first (a part that does not build scores 0 with
+the compiler's message); without it the binaries must be built.
+--report-dir writes results.json, junit.xml and gradescope.json there
+(kit/reports.py).  --extra-tests adds an instructor's hidden tests.
+--parts grades only those parts; --no-parents runs the later parts even
+when the unit tests fail; --no-precheck skips the pre-build check (to see
+what the sandbox alone does with a submission).  --precheck runs only the
+pre-build check.  --limits prints the limits in force (kit/limits.py).
+Standard library only.
 """
 import argparse
-import json
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kit import grading, layout, limits  # noqa: E402
+from kit import grading, integrity, layout, limits, precheck, reports, sandbox  # noqa: E402
+
+
+def parse():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lab", type=int, action="append")
+    ap.add_argument("--impl", default="labs")
+    ap.add_argument("--build-root", default=os.environ.get("BUILD", "build"))
+    ap.add_argument("--build", action="store_true", help="build each part first")
+    ap.add_argument("--extra-tests", default=os.environ.get("EXTRA_TESTS") or None)
+    ap.add_argument("--report-dir", help="write the reports into this folder")
+    ap.add_argument("--parts", help="grade only these parts (comma-separated)")
+    ap.add_argument("--no-parents", action="store_true")
+    ap.add_argument("--no-precheck", action="store_true")
+    ap.add_argument("--precheck", action="store_true", help="only the pre-build check")
+    ap.add_argument("--limits", action="store_true")
+    return ap.parse_args()
+
+
+def only_precheck(lab):
+    r = lab.make(["objs-lab-%d" % lab.n])
+    if not r.ok:
+        print("\n".join(r.tail(20)))
+        return 1
+    lines = precheck.check(lab)
+    for line in lines:
+        print("REFUSED " + line)
+    print("lab-%d: %s" % (lab.n, "refused" if lines else "accepted by the pre-build check"))
+    return 1 if lines else 0
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lab", type=int)
-    ap.add_argument("--impl", default="labs")
-    ap.add_argument("--build-root", default=os.environ.get("BUILD", "build"))
-    ap.add_argument("--report", help="write the parts as JSON to this file")
-    ap.add_argument("--limits", action="store_true")
-    ap.add_argument("--since", type=float,
-                    help="when the build started (epoch seconds): print the time taken")
-    args = ap.parse_args()
+    args = parse()
     if args.limits:
         for name, value, what in limits.table():
-            print("%-18s %8d  %s" % (name, value, what))
+            print("%-18s %10d  %s" % (name, value, what))
+        print(sandbox.notice())
         return 0
-    if args.lab is None:
-        ap.error("--lab is required")
-    lab = layout.lab(args.lab, impl=args.impl, build=args.build_root)
-    parts = grading.grade_lab(lab)
-    failed = grading.print_report(lab, parts)
-    if args.since:
-        print("lab-%d took %.0f s, building included (the kit's budget: 60 s on 2 cores)"
-              % (lab.n, time.time() - args.since))
-    if args.report:
-        got, most = grading.score(parts)
-        with open(args.report, "w") as f:
-            json.dump(dict(lab=lab.n, folder=lab.folder, impl=lab.impl, score=got,
-                           max_score=most, parts=[p.to_dict() for p in parts]), f, indent=1)
-    return 1 if failed else 0
+    try:
+        labs = layout.labs(args.impl, args.build_root, args.extra_tests)
+    except layout.LayoutError as e:
+        sys.exit("grade.py: %s" % e)
+    if args.lab:
+        unknown = set(args.lab) - {l.n for l in labs}
+        if unknown:
+            sys.exit("grade.py: no lab %s: the labs are %s" % (
+                ", ".join(map(str, sorted(unknown))), " ".join(str(l.n) for l in labs)))
+        labs = [l for l in labs if l.n in args.lab]
+    if args.precheck:
+        return max(only_precheck(lab) for lab in labs)
+    checked = integrity.check(students=integrity.student_files(labs))
+    grade = reports.Grade(args.impl, args.extra_tests, sandbox.notice(), checked)
+    print(grade.sandbox)
+    print(checked.what)
+    for lab in labs:
+        print()
+        start = time.time()
+        if lab.problem:
+            parts = grading.missing(lab)
+        else:
+            parts = grading.grade_lab(lab, parts=args.parts.split(",") if args.parts else None,
+                                      parents=not args.no_parents,
+                                      check=not args.no_precheck, build=args.build)
+        grading.print_report(lab, parts)
+        if args.build:
+            print("lab-%d took %.0f s, building included (the kit's budget: 60 s "
+                  "on 2 cores)" % (lab.n, time.time() - start))
+        grade.add(lab, parts)
+    after = integrity.check(students=integrity.student_files(labs))
+    grown = sorted(set(after.files) - set(checked.files))
+    if grown:       # only without bwrap's walls can the code under test do this
+        print("\nkit: CHANGED DURING THE GRADE: %s -- every part scores 0" % ", ".join(grown))
+        for _, parts in grade.labs:
+            for p in parts:
+                if p.graded:
+                    p.status, p.verdict = grading.FAIL, grading.FAIL
+                    p.summary = "the kit changed during the grade: " + ", ".join(grown)
+        grade.integrity = after
+    got, most = grade.score()
+    if len(labs) > 1:
+        print("\nScore: %d/%d (%s)" % (got, most, ", ".join(
+            "lab-%d %d/%d" % ((lab.n,) + grading.score(parts)) for lab, parts in grade.labs)))
+    if args.report_dir:
+        paths = reports.write(grade, args.report_dir)
+        print("reports: %s" % ", ".join(paths))
+    return 0 if grade.full else 1
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def grade(m, verbose=False):
         print("\n".join(r.tail(10)))
         print("%s: NOT VALID: it does not build (%s)" % (m, r.status()))
         return None
-    parts = grading.grade_lab(layout.lab(lab.n, impl=tree, build=BUILD))
+    parts = grading.grade_lab(layout.lab(lab.n, impl=tree, build=BUILD), parents=False)
     if verbose:
         grading.print_report(layout.lab(lab.n, impl=tree, build=BUILD), parts)
     return parts

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * access.c - the memory hooks of race_hooks.h, under the sequentially
- * consistent model, and the reports of common/bug.c.
+ * access.c - the memory hooks of race_hooks.h, and the reports of
+ * common/bug.c.
  *
  * Every access is a scheduling point; when the thread is chosen it makes
- * the access at once and alone, so every thread sees every store as soon
- * as it is made.  The value the access read or wrote is recorded, and is
- * the value the primitive returns.  (A weaker model would keep a history
- * of the stores to each location and answer race_seen() from it; the
- * RACE_* ordering flags are its input.  None is implemented: see
- * docs/reproducer.md, "Limits".)
+ * the access at once and alone.  Under the default model, sequential
+ * consistency, every thread therefore sees every store as soon as it is
+ * made, and a fence changes nothing (race_fence is not even a point).
+ * Under the weak model (weak.c) a load may read an older store, which
+ * race_access() chooses and race_seen() returns, and fences are points
+ * the model applies.  The value the access read or wrote is recorded, and
+ * is the value the primitive returns.  Each point also tells the
+ * partial-order reduction (dpor.c) what it touches.
  *
  * Each hook is a scheduling point for a scenario thread and does nothing
  * for any other thread (setup, teardown, the parent): outside an execution
@@ -17,8 +19,18 @@
  */
 #include <string.h>
 
+#include "race/dpor.h"
 #include "race/sched.h"
+#include "race/weak.h"
 #include "race_hooks.h"
+
+/* What an access touches: a load, a store or update, an unlock. */
+static int access_kind(const char *what, unsigned int how)
+{
+	if (!(how & RACE_STORE))
+		return RACE_FP_LOAD;
+	return strcmp(what, "spin_unlock") ? RACE_FP_STORE : RACE_FP_UNLOCK;
+}
 
 /* A point before an access; an object freed meanwhile ends the search. */
 void race_access(const char *fn, const char *what, const volatile void *addr,
@@ -28,20 +40,42 @@ void race_access(const char *fn, const char *what, const volatile void *addr,
 
 	if (!t)
 		return;
+	race_dpor_footprint(access_kind(what, how), addr, 0,
+			    race_weak && (how & RACE_RMW) == RACE_RMW &&
+			    (how & RACE_FULL) == RACE_FULL ? RACE_FP_MB : 0);
 	race_sched_point(NULL, fn, what, addr);
 	race_obj_check(t, addr, how);
+	if (race_weak)
+		race_weak_access(t, addr, how);
 }
 
-/* The value of this thread's current step; every store is seen at once. */
+/* The value of this thread's current step: the store a load read. */
 long race_seen(long value)
 {
 	struct race_thread *t = race_self();
 
-	if (t && t->step)
+	if (t && t->step) {
+		if (race_weak)
+			value = race_weak_seen(t, value);
 		race_trace_value(t->step, value);
+	}
 	if (t)
 		race_obj_seen(t);
 	return value;
+}
+
+/* A barrier: nothing under sequential consistency, a point under the
+ * weak model. */
+void race_fence(const char *fn, const char *what, unsigned int how)
+{
+	struct race_thread *t = race_self();
+
+	if (!t || !race_weak)
+		return;
+	race_dpor_footprint(RACE_FP_NONE, NULL, 0,
+			    (how & RACE_FULL) == RACE_FULL ? RACE_FP_MB : 0);
+	race_sched_point(NULL, fn, what, NULL);
+	race_weak_fence(t, how);
 }
 
 /* A point with no access: "<fn>.<label>". */

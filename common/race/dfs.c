@@ -5,20 +5,31 @@
  * found has the fewest preemptions.  A preemption is a switch away from a
  * thread that could have gone on.
  *
- * The search is a stack of the choices made (only where two or more
- * threads were runnable).  Each execution replays the stack's prefix and
- * extends it with the default (no preemption); backtracking moves the
- * deepest choice to its next alternative within the bound.
+ * The search is a stack of the choices made: where two or more threads
+ * were runnable, and where a load of the weak memory model could read two
+ * or more stores.  Each execution replays the stack's prefix and extends
+ * it with the default (no preemption; the newest store); then the deepest
+ * choice moves to its next alternative within the bound.
+ *
+ * With the partial-order reduction (dpor.c; on unless --reduction off), a
+ * thread choice starts with its default alternative only and dpor.c adds
+ * the threads whose order against an earlier step matters, and threads
+ * asleep there (already explored in an equivalent order) are not chosen;
+ * without it, every runnable thread is an alternative.  Every store a
+ * load may read is always an alternative.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "race/dpor.h"
 #include "race/strategy.h"
 
 struct dfs_choice {
-	struct race_choice c;
+	struct race_choice c;		/* a thread choice: who could run */
+	int nr_reads;			/* a load's choice: how many stores */
 	int idx;			/* the alternative taken */
-	unsigned int tried;		/* alternatives taken so far */
+	unsigned int todo;		/* thread alternatives to take */
+	unsigned int tried;		/* thread alternatives taken so far */
 	int preemptions;		/* before this choice */
 };
 
@@ -33,33 +44,68 @@ static void dfs_init(void)
 	bound = race_opt.bound_min;
 	stack_size = 1024;
 	stack = calloc(stack_size, sizeof(*stack));
+	race_dpor_reduce = !race_opt.no_reduction;
+	race_dpor = race_dpor_reduce || race_opt.count_classes;
 }
 
 /* Cost of taking alternative @i at @d: 1 if it preempts. */
 static int cost(const struct dfs_choice *d, int i)
 {
-	return d->c.from_runnable && d->c.ids[i] != d->c.from;
+	return !d->nr_reads && d->c.from_runnable && d->c.ids[i] != d->c.from;
 }
 
-/* Move the deepest choice to its next alternative within the bound. */
+/* Move choice @n to its next alternative within the bound, if any. */
+static bool next_alternative(long n)
+{
+	struct dfs_choice *d = &stack[n];
+	unsigned int asleep;
+	int i;
+
+	if (d->nr_reads) {
+		if (d->idx + 1 >= d->nr_reads)
+			return false;
+		d->idx++;
+		return true;
+	}
+	asleep = race_dpor_reduce ? race_dpor_asleep(n) : 0;
+	for (i = 0; i < d->c.nr; i++) {
+		if (!(d->todo & ~d->tried & (1u << i)) ||
+		    (asleep & (1u << d->c.ids[i])))
+			continue;
+		if (d->preemptions + cost(d, i) > bound)
+			continue;
+		race_dpor_retire(n, d->c.ids[d->idx]);
+		d->idx = i;
+		d->tried |= 1u << i;
+		return true;
+	}
+	return false;
+}
+
+/* Move the deepest choice that has one to its next alternative. */
 static bool backtrack(void)
 {
 	while (depth > 0) {
-		struct dfs_choice *d = &stack[depth - 1];
-		int i;
-
-		for (i = 0; i < d->c.nr; i++) {
-			if (d->tried & (1u << i))
-				continue;
-			if (d->preemptions + cost(d, i) > bound)
-				continue;
-			d->idx = i;
-			d->tried |= 1u << i;
+		if (next_alternative(depth - 1))
 			return true;
-		}
 		depth--;
 	}
 	return false;
+}
+
+/**
+ * race_dfs_backtrack - thread @thread must also be tried at choice @node
+ * (every runnable thread, if it was not runnable there), unless it sleeps
+ * there: explored earlier, in an equivalent order
+ */
+void race_dfs_backtrack(long node, int thread)
+{
+	struct dfs_choice *d = &stack[node];
+	int i = race_choice_index(&d->c, thread);
+
+	if (d->nr_reads || (race_dpor_asleep(node) & (1u << thread)))
+		return;
+	d->todo |= i >= 0 ? 1u << i : (1u << d->c.nr) - 1;
 }
 
 /* Next execution of the search; false once the last bound is done. */
@@ -82,34 +128,48 @@ static bool dfs_begin(void)
 	return true;
 }
 
-/* The same prefix of choices must meet the same runnable threads. */
-static void check_same(const struct dfs_choice *d, const struct race_choice *c)
+/* The same prefix of choices must meet the same choices. */
+static void check_same(const struct dfs_choice *d, const struct race_choice *c,
+		       int nr_reads)
 {
-	if (d->c.nr != c->nr || memcmp(d->c.ids, c->ids, c->nr * sizeof(*c->ids)))
+	if (d->nr_reads != nr_reads || (c && (d->c.nr != c->nr ||
+	    memcmp(d->c.ids, c->ids, c->nr * sizeof(*c->ids)))))
 		race_fail("nondeterministic", "dfs: the same choices led to "
 			  "different runnable threads at choice %ld: the "
 			  "scenario depends on something outside the "
 			  "reproducer", pos);
 }
 
-/* Push a new choice, taking the default (no preemption). */
-static int extend(const struct race_choice *c)
+/* Push a new choice; the caller sets what it chooses between. */
+static struct dfs_choice *push(void)
 {
 	struct dfs_choice *d;
 
 	if (depth == stack_size) {
 		stack_size *= 2;
 		stack = realloc(stack, stack_size * sizeof(*stack));
+		if (!stack)
+			abort();
 	}
-	d = &stack[depth++];
+	d = memset(&stack[depth++], 0, sizeof(*stack));
 	pos++;
-	d->c = *c;
-	d->preemptions = 0;
 	if (depth > 1)
 		d->preemptions = d[-1].preemptions + cost(&d[-1], d[-1].idx);
-	d->idx = race_default_pick(c);
-	d->tried = 1u << d->idx;
-	return d->idx;
+	return d;
+}
+
+/* The default among the threads not asleep: the current one, else the
+ * lowest; -1 if every one sleeps. */
+static int awake_default(const struct race_choice *c, unsigned int asleep)
+{
+	int i = race_default_pick(c);
+
+	if (!(asleep & (1u << c->ids[i])))
+		return i;
+	for (i = 0; i < c->nr; i++)
+		if (!(asleep & (1u << c->ids[i])))
+			return i;
+	return -1;
 }
 
 /*
@@ -118,15 +178,55 @@ static int extend(const struct race_choice *c)
 static int dfs_pick(const struct race_choice *c)
 {
 	struct dfs_choice *d;
+	int i;
 
-	if (c->nr == 1)
+	if (race_dpor_blocked() || c->nr == 1) {
+		i = race_default_pick(c);
+		race_dpor_chose(-1, c, c->ids[i], false);
+		return i;
+	}
+	if (pos < depth) {
+		d = &stack[pos];
+		check_same(d, c, 0);
+		race_dpor_chose(pos++, c, c->ids[d->idx], false);
+		return d->idx;
+	}
+	i = awake_default(c, race_dpor_reduce ? race_dpor_asleep(-1) : 0);
+	if (i < 0) {			/* redundant from here on */
+		i = race_default_pick(c);
+		race_dpor_chose(-1, c, c->ids[i], false);
+		return i;
+	}
+	race_dpor_chose(pos, c, c->ids[i], true);
+	d = push();
+	d->c = *c;
+	d->idx = i;
+	d->tried = 1u << i;
+	d->todo = race_dpor_reduce ? d->tried : (1u << c->nr) - 1;
+	return i;
+}
+
+/* The same for the store a load reads: every one is tried, newest first. */
+static int dfs_pick_read(const struct race_read *r)
+{
+	struct dfs_choice *d;
+
+	if (r->nr == 1 || race_dpor_blocked())
 		return 0;
 	if (pos < depth) {
 		d = &stack[pos++];
-		check_same(d, c);
+		check_same(d, NULL, r->nr);
 		return d->idx;
 	}
-	return extend(c);
+	d = push();
+	d->nr_reads = r->nr;
+	return 0;
+}
+
+/* An execution ended without a verdict. */
+static void dfs_end(void)
+{
+	race_dpor_end();
 }
 
 /* "dfs bound=1": the bound at which the schedule was found. */
@@ -140,6 +240,8 @@ const struct race_strategy race_dfs = {
 	.init		= dfs_init,
 	.begin		= dfs_begin,
 	.pick		= dfs_pick,
+	.pick_read	= dfs_pick_read,
+	.end		= dfs_end,
 	.describe	= dfs_describe,
 	.exhaustive	= true,
 };

@@ -8,7 +8,8 @@
  * and runs executions until the strategy is done or a verdict ends it.
  * A verdict, an ASan report, a signal or a hang in the child ends the
  * child only: the parent still has the steps of the execution that
- * failed, and reports them.
+ * failed, and reports them.  Under --debug (debug.c) the search runs in
+ * the process itself, without the watchdogs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +35,22 @@
 
 struct race_shared *race_sh;
 
+/*
+ * Under --debug the execution runs in this process and nobody reports it
+ * after: print its timeline and verdict before it ends.
+ */
+static void debug_report(void)
+{
+	if (!race_debug.enabled)
+		return;
+	race_timeline_print(stdout, race_sh);
+	if (race_sh->state == RACE_RUN_FAIL)
+		race_print_verdict();
+	else
+		printf("verdict: none (every thread finished, the checks held)\n");
+	fflush(stdout);
+}
+
 /**
  * race_fail - end the search with a verdict
  *
@@ -50,6 +67,8 @@ void race_fail(const char *kind, const char *fmt, ...)
 	va_end(ap);
 	race_sh->executions++;
 	__atomic_store_n(&race_sh->state, RACE_RUN_FAIL, __ATOMIC_SEQ_CST);
+	race_debug_at_end();
+	debug_report();
 	_exit(0);
 }
 
@@ -96,6 +115,7 @@ static void asan_report(const char *report)
 	n = strcspn(s, "\n");
 	snprintf(race_sh->message, sizeof(race_sh->message),
 		 "AddressSanitizer during this step: %.*s", (int)n, s);
+	race_debug_at_end();
 }
 #endif
 
@@ -185,7 +205,8 @@ static void __noreturn child_main(void)
 	__asan_set_error_report_callback(asan_report);
 #endif
 	pin_to_one_cpu();
-	watchdog_start();
+	if (!race_debug.enabled)
+		watchdog_start();	/* a person at a breakpoint is no hang */
 	race_sched_start();
 	race_strategy_init();
 	while (race_strategy_begin()) {
@@ -194,6 +215,8 @@ static void __noreturn child_main(void)
 		race_strategy_end();
 	}
 	__atomic_store_n(&race_sh->state, RACE_RUN_OK, __ATOMIC_SEQ_CST);
+	race_debug_at_end();
+	debug_report();
 	_exit(0);
 }
 
@@ -220,6 +243,8 @@ int race_search(void)
 
 	reset_shared();
 	fflush(NULL);
+	if (race_debug.enabled)
+		child_main();	/* in this process, for the debugger */
 	pid = fork();
 	if (pid < 0) {
 		perror("race: fork");

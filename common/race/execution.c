@@ -8,8 +8,10 @@
  * the scenario's check(), its witness (did the outcome the scenario exists
  * for happen?), teardown(), the callbacks still queued, and the leak count.
  */
+#include "race/dpor.h"
 #include "race/held.h"
 #include "race/sched.h"
+#include "race/weak.h"
 #include "slab.h"
 
 /* Every model back to the start of an execution. */
@@ -18,7 +20,10 @@ static void reset_models(void)
 	race_trace_reset();
 	race_sched_reset();
 	race_rcu_reset();
+	race_irq_reset();
 	race_objects_reset();
+	race_weak_reset();
+	race_dpor_reset();
 	slab_reset();		/* the slab's own messages number as we do */
 	race_sh->note[0] = 0;
 	race_sh->note_step = -1;

@@ -10,9 +10,11 @@
  * naming the step that took what is still held.
  *
  * A thread's sections: its rcu_read_lock and rcu_read_unlock steps.  Its
- * locks: its spin_lock steps and the spin_trylock steps that returned 1,
- * less its spin_unlock steps on the same address (lock and unlock name one
- * address: spinlock_t's first field is the lock word).
+ * locks: the lock words still held whose last acquisition -- a spin_lock
+ * step, or a spin_trylock step that returned 1 -- was its own (however the
+ * lock was released: an emulated atomic releases its hashed lock without a
+ * step of its own).  spinlock_t's first field is the lock word, so lock,
+ * trylock and unlock steps name one address.
  */
 #include <string.h>
 
@@ -23,13 +25,6 @@
 static bool step_is(const struct race_step *s, int id, const char *what)
 {
 	return s->thread == id && !strcmp(s->what, what);
-}
-
-/* Whether steps @a and @b accessed the same address. */
-static bool same_address(const struct race_step *a, const struct race_step *b)
-{
-	return a->obj_ref == b->obj_ref && a->obj == b->obj &&
-	       a->obj_off == b->obj_off;
 }
 
 /*
@@ -60,49 +55,49 @@ int race_held_rcu(int id)
 	return depth;
 }
 
-/* Whether step @s of thread @id took a lock. */
-static bool takes_lock(const struct race_step *s, int id)
+/* Whether step @s took a lock (any thread's). */
+static bool takes_lock(const struct race_step *s)
 {
-	return step_is(s, id, "spin_lock") ||
-	       (step_is(s, id, "spin_trylock") && s->val_ref == RACE_REF_INT &&
+	return !strcmp(s->what, "spin_lock") ||
+	       (!strcmp(s->what, "spin_trylock") && s->val_ref == RACE_REF_INT &&
 		s->val == 1);
 }
 
+/* Whether the lock word at @addr is held now. */
+static bool word_held(const volatile void *addr)
+{
+	return addr && __atomic_load_n((const int *)addr, __ATOMIC_RELAXED);
+}
+
 /*
- * The step at which thread @id took a lock it still holds -- the lock
- * accessed at step @only if not NULL -- or NULL.
+ * The step at which thread @id took a lock it still holds -- @only, if not
+ * NULL -- or NULL: a held lock word whose last acquisition was @id's.
  */
-static const struct race_step *held_lock_step(int id,
-					      const struct race_step *only)
+static const struct race_step *held_lock_step(int id, const volatile void *only)
 {
 	const struct race_step *steps = race_sh->steps;
 	long i, j;
 
 	for (i = race_sh->nr_steps - 1; i >= 0; i--) {
-		if (!takes_lock(&steps[i], id) ||
-		    (only && !same_address(&steps[i], only)))
+		if (!takes_lock(&steps[i]) || (only && steps[i].addr != only))
 			continue;
 		for (j = i + 1; j < race_sh->nr_steps; j++)
-			if (step_is(&steps[j], id, "spin_unlock") &&
-			    same_address(&steps[j], &steps[i]))
+			if (takes_lock(&steps[j]) && steps[j].addr == steps[i].addr)
 				break;
-		if (j == race_sh->nr_steps)
-			return &steps[i];
+		if (j == race_sh->nr_steps && steps[i].thread == id &&
+		    word_held(steps[i].addr))
+			return &steps[i];	/* its last acquisition, still held */
 	}
 	return NULL;
 }
 
 /**
- * race_held_lock - whether thread @id holds @lock (a spinlock_t *): it took
- * it at one of its steps, and has not released it since
+ * race_held_lock - whether thread @id holds @lock (a spinlock_t *): the
+ * lock is held, and its last acquisition was @id's
  */
 bool race_held_lock(int id, const volatile void *lock)
 {
-	struct race_step probe;
-
-	if (!race_trace_names(lock, &probe))
-		return false;		/* never accessed in this execution */
-	return held_lock_step(id, &probe) != NULL;
+	return held_lock_step(id, lock) != NULL;
 }
 
 /* "T1 (lookup)": the thread's name as timelines show it. */

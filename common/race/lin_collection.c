@@ -13,9 +13,6 @@ const struct lin_name race_lin_coll_hit_names[] = {
 	{ 0, NULL },
 };
 
-const struct lin_name race_lin_coll_put_names[] = {
-	{ 1, "1 (the last)" }, { 0, "0" }, { 0, NULL },
-};
 
 /** race_lin_coll_insert - a new object of @key, the collection's reference */
 long race_lin_coll_insert(void *model, int thread __maybe_unused, int key)
@@ -58,7 +55,10 @@ long race_lin_coll_lookup(void *model, int thread, int key)
 	return 1;
 }
 
-/** race_lin_coll_put - @thread drops its oldest reference of @key */
+/**
+ * race_lin_coll_put - @thread drops its oldest reference of @key: 0 (not
+ * whether it was the last: lin_collection.h says why)
+ */
 long race_lin_coll_put(void *model, int thread, int key)
 {
 	struct lin_coll_model *m = model;
@@ -72,7 +72,8 @@ long race_lin_coll_put(void *model, int thread, int key)
 	for (; i + 1 < m->nr_held[thread]; i++)
 		held[i] = held[i + 1];
 	m->nr_held[thread]--;
-	return --m->count[o] == 0;
+	m->count[o]--;
+	return 0;
 }
 
 /** race_lin_coll_find - whether @key is in the collection */

@@ -28,6 +28,7 @@
 #include "race/race.h"
 #include "race/sched.h"
 #include "race/strategy.h"
+#include "race/weak.h"
 
 #define LIN_MAX_SCENARIOS	4096
 #define LIN_DEFAULT_EXEC	20000
@@ -253,6 +254,14 @@ static const struct race_scenario *lin_select(const struct lin_scenario *s)
 		sc.names[t] = column[t];
 	}
 	race_sched_init(&sc);
+	/*
+	 * No partial-order reduction: it counts two executions as one when
+	 * they differ only in the order of independent steps, but the
+	 * real-time order of the operations -- which one returned before
+	 * another began -- may differ between them, and linearizability
+	 * depends on it.
+	 */
+	race_opt.no_reduction = 1;
 	return &sc;
 }
 
@@ -325,7 +334,7 @@ static double now_ms(void)
 }
 
 /* A generated scenario failed: say which, how to see it again, and why. */
-static void report(const struct lin_scenario *s, int i, int n,
+static void report(const struct lin_scenario *s, int i, int n, int lab,
 		   const char *out, const char *binary, double ms)
 {
 	char desc[64];
@@ -337,7 +346,7 @@ static void report(const struct lin_scenario *s, int i, int n,
 	race_timeline_print(stdout, race_sh);
 	race_print_verdict();
 	if (out) {
-		err = race_schedfile_write(out, race_sh, binary, desc);
+		err = race_schedfile_write(out, race_sh, lab, binary, desc);
 		if (err)
 			printf("schedule: cannot write %s: %s\n", out, strerror(-err));
 		else
@@ -357,6 +366,7 @@ static int search_one(const struct lin_spec *spec, const struct lin_scenario *s,
 	int state;
 
 	lin_select(s);
+	race_memory_choose(asked->memory, &sc, 0, "lincheck");
 	race_opt.strategy = &race_dfs;
 	race_opt.bound = asked->bound ? asked->bound : s->bound;
 	race_opt.max_executions = asked->max_executions ? asked->max_executions :
@@ -372,14 +382,15 @@ static int search_one(const struct lin_spec *spec, const struct lin_scenario *s,
 
 /**
  * race_lin_cmd_run - race run lincheck:<spec>: every generated scenario
+ * @lab:    the lab, for the schedule file's "lab" line (0: none)
  * @out:    where the failing execution's schedule goes (or NULL)
  * @result: the result file (or NULL); @binary: for messages and schedules
  *
  * Returns 0 iff no scenario failed and operations overlapped in some
  * execution.
  */
-int race_lin_cmd_run(const char *name, const char *out, const char *result,
-		     const char *binary)
+int race_lin_cmd_run(const char *name, int lab, const char *out,
+		     const char *result, const char *binary)
 {
 	static struct lin_scenario s[LIN_MAX_SCENARIOS];
 	const struct lin_spec *spec = race_lin_suite(name);
@@ -399,7 +410,7 @@ int race_lin_cmd_run(const char *name, const char *out, const char *result,
 
 		failed = search_one(spec, &s[i], &asked, &tot);
 		if (failed)
-			report(&s[i], i, n, out, binary, now_ms() - t1);
+			report(&s[i], i, n, lab, out, binary, now_ms() - t1);
 	}
 	ms = now_ms() - t0;
 	if (failed) {
@@ -431,6 +442,7 @@ int race_lin_cmd_run(const char *name, const char *out, const char *result,
 			  "operations of two threads interleave", "exhausted",
 			  !failed && !tot.capped ? "yes" : "no", "strategy", strategy,
 			  "message", failed ? race_sh->message : "", "schedule",
-			  failed && out ? out : "", NULL);
+			  failed && out ? out : "", "memory", race_weak ? "weak" : "sc",
+			  NULL);
 	return strcmp(got, "none") ? 1 : 0;
 }

@@ -75,7 +75,7 @@ struct race_scenario;
 const struct race_scenario *race_lin_find(const char *name);
 const struct lin_spec *race_lin_suite(const char *name);
 int race_lin_list(const char *suite);
-int race_lin_cmd_run(const char *name, const char *out, const char *result,
-		     const char *binary);
+int race_lin_cmd_run(const char *name, int lab, const char *out,
+		     const char *result, const char *binary);
 
 #endif /* KIT_RACE_LINCHECK_H */

@@ -7,7 +7,9 @@
  * the lock is free the acquisition that follows succeeds at once (nothing
  * else runs in between).  spin_trylock and spin_unlock are plain accesses.
  */
+#include "race/dpor.h"
 #include "race/sched.h"
+#include "race/weak.h"
 #include "race_hooks.h"
 
 /* The lock word at the thread's point is 0. */
@@ -30,9 +32,16 @@ static const struct race_wait lock_wait = {
 	.why	= lock_why,
 };
 
-/* A point that is runnable only while *@word is 0. */
+/* A point that is runnable only while *@word is 0; under the weak model
+ * the acquisition sees what the last spin_unlock released. */
 void race_spin_lock(const char *fn, const int *word)
 {
-	if (race_self())
-		race_sched_point(&lock_wait, fn, "spin_lock", word);
+	struct race_thread *t = race_self();
+
+	if (!t)
+		return;
+	race_dpor_footprint(RACE_FP_LOCK, word, 0, 0);
+	race_sched_point(&lock_wait, fn, "spin_lock", word);
+	if (race_weak)
+		race_weak_lock_acquired(t, word);
 }

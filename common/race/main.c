@@ -6,9 +6,10 @@
  *   race run SCENARIO [--strategy dfs|pct|random|script] [--seed N]
  *            [--depth D] [--bound B] [--max-exec N] [--max-steps N]
  *            [--script "T1@kref_get.read T2+"] [--sched FILE] [--out FILE]
- *            [--result FILE]
+ *            [--result FILE] [--memory sc|weak] [--reduction on|off]
  *   race replay FILE [--scenario NAME] [--expect KIND] [--times N] [--quiet]
- *            [--result FILE]
+ *            [--result FILE] [--debug]
+ *   race check FILE... [--scenario NAME]
  *
  * list:   one line per scenario, "<name> <expect>[:<verdict>]  <summary>",
  *         expect being must-hold, must-fail or demo; with a suite of
@@ -21,10 +22,19 @@
  *         recorded steps recur, and, with --times, every replay is the
  *         same text; the last line is "REPLAY name expect=... got=...
  *         ok=yes|no".
+ * check:  read each schedule file as replay would, run nothing: one line
+ *         per file, "FILE: ok: ..." or the error; exit 0 iff all are well
+ *         formed.
  * --result FILE: the same, as key=value lines (docs/reproducer.md).
+ * --memory: the memory model (default: the scenario's .memory, else sc);
+ * --reduction off: dfs without partial-order reduction.
+ * --lab N (run): the lab, for the schedule file's "lab" line.
+ * --debug (replay): the replay runs in this process, with the hooks of
+ *         debug.c, for gdb (make debug; tools/gdb/race-gdb.py).
  * Exit 2: a usage error, a malformed schedule file, or a scenario the
  * binary refuses (race_scenarios_load()).
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +43,12 @@
 #include "race/lincheck.h"
 #include "race/sched.h"
 #include "race/strategy.h"
+#include "race/weak.h"
 
 struct cmdline {
 	const char *scenario, *out, *sched, *script, *expect, *file, *binary;
 	const char *result;
-	long times;
+	long times, lab;
 	int quiet;
 };
 
@@ -51,9 +62,13 @@ static void __noreturn usage(const char *msg)
 		"[--seed N] [--depth D]\n"
 		"                [--bound B] [--max-exec N] [--max-steps N] "
 		"[--script TOKENS] [--sched FILE]\n"
-		"                [--out FILE] [--result FILE]\n"
+		"                [--out FILE] [--result FILE] [--memory sc|weak] "
+		"[--reduction on|off]\n"
+		"                [--count-classes] [--lab N]\n"
 		"       race replay FILE [--scenario NAME] [--expect KIND] "
-		"[--times N] [--quiet] [--result FILE]\n");
+		"[--times N] [--quiet] [--result FILE]\n"
+		"                [--debug]\n"
+		"       race check FILE... [--scenario NAME]\n");
 	exit(2);
 }
 
@@ -65,9 +80,10 @@ static int cmd_list(void)
 
 	for (i = 0; i < race_scenarios_count(); i++) {
 		sc = race_scenario_at(i);
-		printf("%-32s %s%s%s  %s\n", sc->name, race_expect_name(sc),
+		printf("%-32s %s%s%s  %s%s\n", sc->name, race_expect_name(sc),
 		       sc->verdict ? ":" : "", sc->verdict ? sc->verdict : "",
-		       sc->summary ? sc->summary : "");
+		       sc->summary ? sc->summary : "",
+		       sc->memory == RACE_MEMORY_WEAK ? " [weak memory]" : "");
 	}
 	race_lin_list(NULL);
 	return 0;
@@ -79,9 +95,13 @@ static long number(const char *opt, const char *val)
 	char *end;
 	long n;
 
+	char buf[RACE_QUOTE_LEN];
+
+	errno = 0;
 	n = strtol(val, &end, 0);
-	if (*end || n < 0) {
-		fprintf(stderr, "race: %s wants a number, got '%s'\n", opt, val);
+	if (*end || !*val || n < 0 || errno) {
+		fprintf(stderr, "race: %s: expected a number, got %s\n", opt,
+			race_quote(buf, sizeof(buf), val, strlen(val)));
 		exit(2);
 	}
 	return n;
@@ -93,6 +113,21 @@ static void parse_strategy(const char *s)
 	race_opt.strategy = race_strategy_find(s);
 	if (!race_opt.strategy)
 		usage("strategy: expected dfs, pct, random or script");
+}
+
+/* --memory sc|weak and --reduction on|off into race_opt, or exit 2. */
+static void parse_model(const char *o, const char *v)
+{
+	if (!strcmp(o, "--memory") && !strcmp(v, "sc"))
+		race_opt.memory = RACE_OPT_MEMORY_SC;
+	else if (!strcmp(o, "--memory") && !strcmp(v, "weak"))
+		race_opt.memory = RACE_OPT_MEMORY_WEAK;
+	else if (!strcmp(o, "--memory"))
+		usage("--memory: expected sc or weak");
+	else if (!strcmp(v, "on") || !strcmp(v, "off"))
+		race_opt.no_reduction = !strcmp(v, "off");
+	else
+		usage("--reduction: expected on or off");
 }
 
 /* One option with its value into race_opt or @cl; 0 if unknown. */
@@ -128,6 +163,10 @@ static int parse_option(const char *o, const char *v, struct cmdline *cl)
 		race_opt.max_steps = number(o, v);
 	else if (!strcmp(o, "--times"))
 		cl->times = number(o, v);
+	else if (!strcmp(o, "--memory") || !strcmp(o, "--reduction"))
+		parse_model(o, v);
+	else if (!strcmp(o, "--lab"))
+		cl->lab = number(o, v);
 	else
 		return 0;
 	return 1;
@@ -149,6 +188,14 @@ static void parse_options(int argc, char **argv, struct cmdline *cl)
 		}
 		if (!strcmp(o, "--quiet")) {
 			cl->quiet = 1;
+			continue;
+		}
+		if (!strcmp(o, "--count-classes")) {
+			race_opt.count_classes = 1;
+			continue;
+		}
+		if (!strcmp(o, "--debug")) {
+			race_debug.enabled = 1;
 			continue;
 		}
 		if (!v)
@@ -179,9 +226,10 @@ static void print_dfs_coverage(void)
 	       race_sh->bound_reached == 1 ? "" : "s");
 	for (b = 0; b <= race_sh->bound_reached; b++)
 		printf("%sbound %d: %ld", b ? ", " : "", b, race_sh->per_bound[b]);
-	printf("), %s\n", race_sh->exhausted ?
+	printf("), %s%s\n", race_sh->exhausted ?
 	       "space exhausted within the bound" :
-	       "stopped by --max-exec, not exhausted");
+	       "stopped by --max-exec, not exhausted",
+	       race_opt.no_reduction ? ", without partial-order reduction" : "");
 }
 
 /* What a search without a verdict covered: executions, bounds, exhaustion. */
@@ -198,33 +246,40 @@ static void print_success(void)
 	else
 		printf(", not exhaustive (%s)\n", race_opt.strategy == &race_script ?
 		       "one scripted execution" : race_opt.strategy->name);
+	if (race_opt.count_classes)
+		printf("classes: %ld distinct partial orders in %ld executions "
+		       "(%ld cut short by sleep sets)\n", race_sh->classes,
+		       race_sh->executions, race_sh->pruned);
 }
 
-/* --script and --sched into race_opt's tokens; exit 2 on a malformed one. */
-static void load_script(struct cmdline *cl)
+/* --script or --sched into race_opt's tokens; exit 2 on a malformed one. */
+static void load_script(struct cmdline *cl, const struct race_scenario *sc)
 {
-	struct race_schedfile sf;
-	char err[512];
+	static struct race_schedfile sf;	/* race_opt.tokens point in */
+	char err[RACE_ERR_LEN];
 
-	if (cl->script && race_script_parse(cl->script, &race_opt.tokens,
-					    &race_opt.nr_tokens,
-					    race_nr_workers(),
-					    0, err, sizeof(err))) {
+	if (cl->script && cl->sched)
+		usage("give --script or --sched, not both");
+	if (cl->script && (race_script_parse(cl->script, &sf, err, sizeof(err)) ||
+			   race_schedfile_threads(&sf, race_nr_workers(),
+						  "--script", err, sizeof(err)))) {
 		fprintf(stderr, "race: %s\n", err);
 		exit(2);
 	}
-	if (cl->sched) {
-		if (race_schedfile_read(cl->sched, &sf,
-					race_nr_workers(), err,
-					sizeof(err))) {
-			fprintf(stderr, "race: %s: %s\n", cl->sched, err);
-			exit(2);
-		}
+	if (cl->sched && !race_schedfile_load(cl->sched, sc->name, &sf, err,
+					      sizeof(err))) {
+		fprintf(stderr, "race: %s\n", err);
+		exit(2);
+	}
+	if (cl->script || cl->sched) {
 		race_opt.tokens = sf.tokens;
 		race_opt.nr_tokens = sf.nr_tokens;
-	}
-	if (cl->script || cl->sched)
+		race_opt.sees = sf.sees;
+		race_opt.nr_sees = sf.nr_sees;
+		if (!race_opt.memory)
+			race_opt.memory = sf.memory;
 		race_opt.strategy = &race_script;
+	}
 }
 
 /* A verdict: timeline, schedule file, immediate replay, how it was found. */
@@ -236,7 +291,7 @@ static void report_failure(struct cmdline *cl, const char *argv0,
 	race_timeline_print(stdout, race_sh);
 	race_print_verdict();
 	if (cl->out) {
-		err = race_schedfile_write(cl->out, race_sh,
+		err = race_schedfile_write(cl->out, race_sh, cl->lab,
 					   cl->binary ? cl->binary : argv0, desc);
 		if (err)
 			printf("schedule: cannot write %s: %s\n", cl->out,
@@ -297,9 +352,11 @@ static void apply_defaults(const struct race_scenario *sc, struct cmdline *cl)
 		race_opt.depth = RACE_DEFAULT_DEPTH;
 	if (!race_opt.max_executions && race_opt.strategy != &race_dfs)
 		race_opt.max_executions = 100000;
-	load_script(cl);
+	load_script(cl, sc);
 	if (race_opt.strategy == &race_script)
 		race_opt.max_executions = 1;
+	race_memory_choose(race_opt.memory, sc, race_opt.nr_sees,
+			   cl->sched ? cl->sched : "--script");
 }
 
 /* The result file of a run. */
@@ -321,7 +378,8 @@ static void write_result(const struct cmdline *cl,
 			  "message", race_sh->state == RACE_RUN_FAIL ?
 			  race_sh->message : "",
 			  "schedule", race_sh->state == RACE_RUN_FAIL &&
-			  cl->out ? cl->out : "", NULL);
+			  cl->out ? cl->out : "",
+			  "memory", race_weak ? "weak" : "sc", NULL);
 }
 
 /*
@@ -337,13 +395,16 @@ static int cmd_run(struct cmdline *cl, const char *argv0)
 	bool met;
 
 	if (race_lin_suite(cl->file))
-		return race_lin_cmd_run(cl->file, cl->out, cl->result,
+		return race_lin_cmd_run(cl->file, cl->lab, cl->out, cl->result,
 					cl->binary ? cl->binary : argv0);
 	sc = race_scenario_select(cl->file);
 	apply_defaults(sc, cl);
 	printf("== %s (%s%s%s): %s\n", sc->name, race_expect_name(sc),
 	       sc->verdict ? " " : "", sc->verdict ? sc->verdict : "",
 	       sc->summary ? sc->summary : "");
+	if (race_weak)
+		printf("memory: weak (a load may read an older store: "
+		       "docs/reproducer.md, \"The weak memory model\")\n");
 	search_ms = now_ms();
 	state = race_search();
 	search_ms = now_ms() - search_ms;
@@ -363,7 +424,27 @@ static int cmd_run(struct cmdline *cl, const char *argv0)
 	return met ? 0 : 1;
 }
 
-/* race list | run | replay: see the top of this file. */
+/* race check FILE... [--scenario NAME]: see race_cmd_check(). */
+static int cmd_check(int argc, char **argv)
+{
+	const char *scenario = NULL;
+	char **files = calloc(argc + 1, sizeof(char *));
+	int i, nr = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--scenario") && i + 1 < argc)
+			scenario = argv[++i];
+		else if (argv[i][0] == '-')
+			usage("check takes schedule files and --scenario NAME");
+		else
+			files[nr++] = argv[i];
+	}
+	if (!nr)
+		usage("check needs a schedule file");
+	return race_cmd_check(files, nr, scenario);
+}
+
+/* race list | run | replay | check: see the top of this file. */
 int main(int argc, char **argv)
 {
 	struct cmdline cl = { 0 };
@@ -379,6 +460,8 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2)
 		usage(NULL);
+	if (!strcmp(argv[1], "check"))
+		return cmd_check(argc - 2, argv + 2);
 	parse_options(argc - 2, argv + 2, &cl);
 	if (!strcmp(argv[1], "list") && cl.file)
 		return race_lin_list(cl.file);

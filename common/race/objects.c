@@ -23,8 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "race/dpor.h"
 #include "race/held.h"
 #include "race/sched.h"
+#include "race/weak.h"
 #include "race_hooks.h"
 
 struct race_obj {
@@ -97,6 +99,18 @@ long race_obj_offset(const struct race_obj *o, const volatile void *addr)
 	return (const char *)addr - o->start;
 }
 
+/** race_obj_start - where obj#@id of this execution lies (NULL: none) */
+const void *race_obj_start(unsigned long id)
+{
+	return id >= 1 && (long)id <= nr_objs ? objs[id - 1].start : NULL;
+}
+
+/** race_obj_size - the size of @o in bytes */
+size_t race_obj_size(const struct race_obj *o)
+{
+	return o->size;
+}
+
 /* The slab handed out @obj: a new record, the next id. */
 void race_obj_alloc(const void *obj, size_t size, const char *cache,
 		    bool typesafe, const char *fn)
@@ -109,6 +123,8 @@ void race_obj_alloc(const void *obj, size_t size, const char *cache,
 	o->typesafe = typesafe;
 	o->alloc_fn = fn;
 	o->id = nr_objs;
+	race_weak_forget(obj, size);
+	race_dpor_extra(RACE_FP_SLAB);
 }
 
 /* "freed by T2 at step 14 in cache_obj_release (cache.c:31)" */
@@ -232,8 +248,11 @@ void race_obj_free(const void *obj, const char *fn, const char *file,
 	struct race_obj *o;
 	char freer[256];
 
-	if (t)
+	o = (struct race_obj *)race_obj_find(obj);
+	if (t) {
+		race_dpor_footprint(RACE_FP_FREE, obj, o ? o->size : 1, 0);
 		race_sched_point(NULL, fn, "kfree", obj);
+	}
 	o = (struct race_obj *)race_obj_find(obj);
 	if (!o || o->start != (const char *)obj)
 		return;		/* not an object of this execution: the slab says */
@@ -244,6 +263,7 @@ void race_obj_free(const void *obj, const char *fn, const char *file,
 			  freer);
 	}
 	record_free(o, fn, file, line);
+	race_weak_forget(obj, o->size);
 }
 
 /**

@@ -45,7 +45,7 @@ static void pct_init(void)
 /* Distinct random priorities d .. d+n-1 for the n thread slots. */
 static void shuffle_priorities(void)
 {
-	int n = race_nr_workers() + 1, i, j, t;
+	int n = race_nr_slots(), i, j, t;
 
 	for (i = 1; i <= n; i++)
 		prio[i] = race_opt.depth + i - 1;
@@ -117,6 +117,17 @@ static int pct_pick(const struct race_choice *c)
 	return best;
 }
 
+/*
+ * Under the weak memory model: a uniformly random store among those the
+ * load may read.  PCT's guarantee is about the order of steps; which
+ * store a load reads is drawn apart from it (the paper has no weak memory;
+ * PCTWM, Gao et al., ASPLOS 2023, bounds that too, and is not this).
+ */
+static int pct_pick_read(const struct race_read *r)
+{
+	return race_random_below(r->nr);
+}
+
 /* k: the most steps with a choice in one execution so far. */
 static void pct_end(void)
 {
@@ -135,6 +146,7 @@ const struct race_strategy race_pct = {
 	.init		= pct_init,
 	.begin		= pct_begin,
 	.pick		= pct_pick,
+	.pick_read	= pct_pick_read,
 	.end		= pct_end,
 	.describe	= pct_describe,
 };

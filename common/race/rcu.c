@@ -16,7 +16,9 @@
  *   rcu_barrier      a point runnable once the callbacks queued before it
  *                    have returned
  */
+#include "race/dpor.h"
 #include "race/sched.h"
+#include "race/weak.h"
 #include "race_hooks.h"
 #include "rcupdate.h"
 
@@ -49,7 +51,7 @@ static void gp_take(struct gp_snap *g)
 	int id;
 
 	g->mask = 0;
-	for (id = 1; id <= race_nr_workers(); id++) {
+	for (id = 1; id <= race_nr_slots(); id++) {
 		g->seq[id] = sections[id];
 		if (nesting[id])
 			g->mask |= 1u << id;
@@ -61,7 +63,7 @@ static bool gp_elapsed(const struct gp_snap *g)
 {
 	int id;
 
-	for (id = 1; id <= race_nr_workers(); id++)
+	for (id = 1; id <= race_nr_slots(); id++)
 		if (g->mask & (1u << id) && sections[id] == g->seq[id])
 			return false;
 	return true;
@@ -132,14 +134,23 @@ static const struct race_wait invoke_wait = {
 	.why	= invoke_why,
 };
 
+/* The weak model's grace periods are full fences: ordered against smp_mb. */
+static unsigned int fence(void)
+{
+	return race_weak ? RACE_FP_MB : 0;
+}
+
 /* Enter a read-side section (nesting counted) at a point. */
 bool race_rcu_read_lock(const char *fn)
 {
 	struct race_thread *t = race_self();
 
 	if (t) {
+		race_dpor_footprint(RACE_FP_RCU_LOCK, NULL, 0, 0);
 		race_sched_point(NULL, fn, "rcu_read_lock", NULL);
 		nesting[t->id]++;
+		if (race_weak)
+			race_weak_rcu_read_lock(t);
 	}
 	return true;
 }
@@ -151,11 +162,15 @@ bool race_rcu_read_unlock(const char *fn)
 
 	if (!t)
 		return true;
+	race_dpor_footprint(RACE_FP_RCU_UNLOCK, NULL, 0, 0);
 	race_sched_point(NULL, fn, "rcu_read_unlock", NULL);
 	if (nesting[t->id] <= 0)
 		race_fail("bug", "%s: rcu_read_unlock without rcu_read_lock", fn);
-	if (--nesting[t->id] == 0)
+	if (--nesting[t->id] == 0) {
 		sections[t->id]++;
+		if (race_weak)
+			race_weak_rcu_read_unlock(t);
+	}
 	return true;
 }
 
@@ -170,7 +185,13 @@ bool race_synchronize_rcu(const char *fn)
 		race_fail("bug", "%s: synchronize_rcu inside a read-side "
 			  "section waits for itself", fn);
 	gp_take(&sync_gp[t->id]);
+	race_dpor_extra(RACE_FP_GP | fence());	/* the step it starts in */
+	if (race_weak)
+		race_weak_gp_start(t);
+	race_dpor_footprint(RACE_FP_RCU_W, NULL, 0, fence());
 	race_sched_point(&sync_wait, fn, "synchronize_rcu", NULL);
+	if (race_weak)
+		race_weak_gp_end(t);
 	return true;
 }
 
@@ -185,8 +206,11 @@ bool race_call_rcu(const char *fn, struct rcu_head *head,
 		func(head);	/* outside an execution: no reader exists */
 		return true;
 	}
+	race_dpor_footprint(RACE_FP_RCU_CALL, head, 0, fence());
 	race_sched_point(NULL, fn, "call_rcu", head);
 	race_obj_check_access(t, head);
+	if (race_weak)
+		race_weak_call_rcu(t, cb_tail);
 	if (cb_tail - cb_head >= RACE_MAX_CALLBACKS)
 		race_fail("bug", "%s: more than %d call_rcu callbacks pending",
 			  fn, RACE_MAX_CALLBACKS);
@@ -223,7 +247,10 @@ bool race_rcu_barrier(const char *fn)
 		return true;
 	}
 	barrier_snap[t->id] = cb_tail;
+	race_dpor_footprint(RACE_FP_RCU_W, NULL, 0, fence());
 	race_sched_point(&barrier_wait, fn, "rcu_barrier", NULL);
+	if (race_weak)
+		race_weak_barrier_done(t);
 	return true;
 }
 
@@ -242,10 +269,15 @@ void race_rcu_thread(void)
 		cb = &callbacks[cb_head % RACE_MAX_CALLBACKS];
 		t->step = race_trace_add(t->id, "rcu_do_batch", "invoke",
 					 cb->head);
+		if (race_weak)
+			race_weak_invoke(t, cb_head);
 		cb_head++;
 		cb->func(cb->head);
 		cb_done++;
+		if (race_weak)
+			race_weak_invoked(t);
 		t->step = NULL;
+		race_dpor_footprint(RACE_FP_RCU_INVOKE, NULL, 0, fence());
 		race_sched_wait(t, &invoke_wait, "rcu_do_batch", "invoke");
 	}
 }

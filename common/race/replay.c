@@ -91,6 +91,7 @@ void race_replay_check(void)
 	memcpy(copy, race_sh->steps, n * sizeof(*copy));
 	snprintf(kind, sizeof(kind), "%s", race_sh->kind);
 	tokens_from_steps(copy, n);
+	race_sees_from_steps(copy, n);
 	race_opt.strategy = &race_script;
 	race_opt.max_executions = 1;
 	race_search();
@@ -121,6 +122,10 @@ static unsigned long long trace_hash(void)
 	long i;
 
 	for (i = 0; i <= race_sh->nr_steps; i++) {
+		if (i < race_sh->nr_steps &&
+		    race_sees_line(&race_sh->steps[i], i + 1, line, sizeof(line)))
+			for (p = line; *p; p++)
+				h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
 		if (i < race_sh->nr_steps)
 			race_step_line(&race_sh->steps[i], i + 1, line,
 				       sizeof(line));
@@ -133,37 +138,119 @@ static unsigned long long trace_hash(void)
 	return h;
 }
 
-/*
- * Read @file (twice: the header names the scenario, whose threads the
- * steps are checked against).  Exits 2 if it is malformed.
+/* How many threads @sc has (the RCU thread not counted). */
+static int threads_of(const struct race_scenario *sc)
+{
+	int n = 0;
+
+	while (n < RACE_MAX_THREADS && sc->threads[n])
+		n++;
+	return n;
+}
+
+/* "a, b, c": the scenarios of this binary, as many as fit in @buf. */
+static void scenario_names(char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < race_scenarios_count() && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+			      race_scenario_at(i)->name);
+}
+
+/**
+ * race_schedfile_load - read schedule file @file and check it against this
+ * binary
+ * @scenario: the scenario to replay it on, instead of the file's own
+ *            "scenario" line (NULL: the file's)
+ *
+ * Returns the scenario, with the threads of @sf's tokens numbered for it;
+ * or NULL with @err one line: a malformed line, no scenario, a scenario
+ * or a thread this binary does not have.  Free @sf either way.
  */
+const struct race_scenario *race_schedfile_load(const char *file,
+						const char *scenario,
+						struct race_schedfile *sf,
+						char *err, size_t errlen)
+{
+	const struct race_scenario *sc;
+	char esc[256], name[RACE_QUOTE_LEN], names[256];
+	const char *want;
+
+	if (race_schedfile_read(file, sf, err, errlen))
+		return NULL;
+	race_escape(esc, sizeof(esc), file, strlen(file));
+	want = scenario ? scenario : sf->scenario;
+	if (!want[0]) {
+		snprintf(err, errlen, "%s: expected a 'scenario NAME' line (or "
+			 "--scenario NAME), got none", esc);
+		return NULL;
+	}
+	sc = race_scenario_find(want);
+	if (!sc) {
+		race_quote(name, sizeof(name), want, strlen(want));
+		scenario_names(names, sizeof(names));
+		if (scenario)
+			snprintf(err, errlen, "%s: --scenario: expected a "
+				 "scenario of this binary (%s), got %s", esc,
+				 names, name);
+		else
+			snprintf(err, errlen, "%s:%d: expected a scenario of "
+				 "this binary (%s), got %s", esc,
+				 sf->scenario_line, names, name);
+		return NULL;
+	}
+	if (race_schedfile_threads(sf, threads_of(sc), file, err, errlen))
+		return NULL;
+	return sc;
+}
+
+/* Load @file for a replay and select its scenario; exit 2 if malformed. */
 static const struct race_scenario *load_schedfile(const char *file,
 						  const char *scenario,
 						  struct race_schedfile *sf)
 {
-	const struct race_scenario *sc = NULL;
-	char err[512];
-	int pass;
+	const struct race_scenario *sc;
+	char err[RACE_ERR_LEN];
 
-	for (pass = 0; pass < 2; pass++) {
-		if (race_schedfile_read(file, sf, pass ? race_nr_workers() : 0,
-					err, sizeof(err))) {
-			fprintf(stderr, "race: %s: %s\n", file, err);
-			exit(2);
-		}
-		if (scenario)
-			snprintf(sf->scenario, sizeof(sf->scenario), "%s",
-				 scenario);
-		if (!sf->scenario[0]) {
-			fprintf(stderr, "race: %s: no 'scenario NAME' line, and "
-				"no --scenario\n", file);
-			exit(2);
-		}
-		if (pass)
-			break;
-		sc = race_scenario_select(sf->scenario);
+	sc = race_schedfile_load(file, scenario, sf, err, sizeof(err));
+	if (!sc) {
+		fprintf(stderr, "race: %s\n", err);
+		exit(2);
 	}
-	return sc;
+	return race_scenario_select(sc->name);
+}
+
+/**
+ * race_cmd_check - race check FILE...: read each schedule file as a replay
+ * would, without running anything
+ *
+ * Prints one line per file: "FILE: ok: ..." on stdout, or the error on
+ * stderr.  Returns 0 if every file is well formed, 2 if one is not.
+ */
+int race_cmd_check(char **files, int nr, const char *scenario)
+{
+	const struct race_scenario *sc;
+	struct race_schedfile sf;
+	char err[RACE_ERR_LEN], esc[256];
+	int i, bad = 0;
+
+	for (i = 0; i < nr; i++) {
+		sc = race_schedfile_load(files[i], scenario, &sf, err,
+					 sizeof(err));
+		if (sc)
+			printf("%s: ok: scenario %s, %d step(s) and run "
+			       "token(s)\n", race_escape(esc, sizeof(esc),
+			       files[i], strlen(files[i])), sc->name,
+			       sf.nr_tokens);
+		else
+			fprintf(stderr, "race: %s\n", err);
+		bad += !sc;
+		race_schedfile_free(&sf);
+	}
+	return bad ? 2 : 0;
 }
 
 /* Replay @times times (at least once); returns how many were identical to
@@ -232,6 +319,9 @@ int race_cmd_replay(const char *file, const char *scenario, const char *expect,
 	race_opt.max_executions = 1;
 	race_opt.tokens = sf.tokens;
 	race_opt.nr_tokens = sf.nr_tokens;
+	race_opt.sees = sf.sees;
+	race_opt.nr_sees = sf.nr_sees;
+	race_memory_choose(sf.memory, sc, sf.nr_sees, file);
 	if (sf.build[0] && strcmp(sf.build, race_build_id()) && !quiet)
 		printf("note: recorded by build %s, this is build %s: the code "
 		       "may have changed\n", sf.build, race_build_id());

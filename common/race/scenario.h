@@ -39,6 +39,18 @@
  *  - keep all state in static variables that setup() re-initialises: the
  *    same process runs thousands of executions in a row.
  *
+ * Interrupts.  In user space an interrupt is a signal handler running on
+ * the interrupted thread.  RACE_IRQ(1, put_in_irq) in the initializer
+ * makes put_in_irq() an interrupt of T1: it runs at most once per
+ * execution, at a point where T1 has interrupts on (no local_irq_save,
+ * spin_lock_irqsave in force); T1 is not runnable until it returns.  When
+ * it is delivered is one more choice of the strategy, shown as thread
+ * "IRQ1" in timelines and schedule files.  A handler that waits for a lock
+ * T1 holds leaves nothing runnable: the verdict "deadlock".
+ * .up = true simulates one CPU: while the thread (or handler) at the CPU
+ * has interrupts off, nothing else runs -- local_irq_save() alone is a
+ * critical section there, as on a uniprocessor kernel.
+ *
  * Expectations:
  *  - RACE_MUST_HOLD: correct code.  No verdict in any execution explored
  *    (dfs must exhaust the space within .bound preemptions), and .witness
@@ -65,6 +77,7 @@
 #define KIT_RACE_SCENARIO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define RACE_MAX_THREADS	4
 
@@ -72,6 +85,18 @@ enum race_expect {
 	RACE_MUST_HOLD,
 	RACE_MUST_FAIL,
 	RACE_DEMO,
+};
+
+/*
+ * The memory model a scenario runs under (.memory), unless the command
+ * line says otherwise (race run --memory sc|weak, make race-N MEMORY=):
+ * sequentially consistent (the default: every store seen at once), or the
+ * weak model (docs/reproducer.md, "The weak memory model"), which a
+ * barrier bug needs in order to show.
+ */
+enum race_memory {
+	RACE_MEMORY_SC,
+	RACE_MEMORY_WEAK,
 };
 
 /**
@@ -92,8 +117,14 @@ enum race_expect {
  * @outcome:   what @witness looks for, for the "vacuous" verdict
  *             ("T1's refcount_get_rcu takes a reference")
  * @teardown:  frees everything setup() and the threads left; may be NULL
+ * @irqs:      interrupt handlers: @irqs[k] interrupts thread T(k+1)
+ *             (RACE_IRQ() fills it and @irq_names); NULL: none
+ * @irq_names: their names for timelines
+ * @up:        one simulated CPU (see "Interrupts" above); false: a CPU
+ *             per thread
  * @bound:     preemption bound dfs raises to (0 means the default, 2)
  * @max_steps: step cap of one execution (0: 10000), the livelock oracle
+ * @memory:    RACE_MEMORY_SC (the default) or RACE_MEMORY_WEAK
  * @warns:     WARNs an execution must fire: 0 (the default) means none, a
  *             WARN is the verdict "warn"; N > 0 means exactly N in every
  *             execution ("an increment from 0 WARNs, exactly once");
@@ -111,8 +142,12 @@ struct race_scenario {
 	bool (*witness)(void);
 	const char *outcome;
 	void (*teardown)(void);
+	void (*irqs[RACE_MAX_THREADS])(void);
+	const char *irq_names[RACE_MAX_THREADS];
+	bool up;
 	int bound;
 	long max_steps;
+	enum race_memory memory;
 	int warns;
 };
 
@@ -146,6 +181,32 @@ bool race_holds_lock(const void *lock);
 	.threads = { __VA_ARGS__ },					\
 	.names = { __RACE_PICK(__VA_ARGS__, __RACE_STR4, __RACE_STR3,	\
 			       __RACE_STR2, __RACE_STR1)(__VA_ARGS__) }
+
+/**
+ * RACE_IRQ - thread @n's interrupt handler, and its name
+ *
+ * In a scenario's initializer, RACE_IRQ(1, put_in_irq) makes put_in_irq()
+ * an interrupt of T1 ("Interrupts" above).
+ */
+#define RACE_IRQ(n, fn)	.irqs[(n) - 1] = (fn), .irq_names[(n) - 1] = #fn
+
+/**
+ * RACE_HASHED_ADDRESSES - once in a race binary whose code under test
+ * computes with addresses (lab 4's bucket lock, (addr >> 8) & (N - 1))
+ *
+ * The slab then starts every object on a RACE_HASHED_ALIGN boundary under
+ * the reproducer, so that the low bits of a field's address are its offset
+ * in the object: the hash gives the same answer in every execution and in
+ * every process, and schedules replay byte for byte (placement.c).
+ */
+#define RACE_HASHED_ALIGN	2048
+#define RACE_HASHED_ADDRESSES()						\
+	static void __attribute__((constructor)) race_hashed_addresses(void) \
+	{								\
+		race_align_objects(RACE_HASHED_ALIGN);			\
+	}
+
+void race_align_objects(size_t align);
 
 /**
  * struct race_registration - a scenario, and where it is declared

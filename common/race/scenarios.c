@@ -8,8 +8,8 @@
  * naming its file and line: a must-fail or demo without the verdict it
  * must end in (otherwise any crash, even of the test's own code, would
  * count as the bug), a must-hold without a witness (otherwise code that
- * never reaches the interesting case would pass), threads missing, a name
- * used twice.
+ * never reaches the interesting case would pass), threads missing, an
+ * interrupt of a thread that does not exist, a name used twice.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +48,7 @@ static int count_threads(const struct race_scenario *sc)
 /* What is wrong with @sc, or NULL. */
 static const char *problem(const struct race_scenario *sc)
 {
-	int n = count_threads(sc);
+	int n = count_threads(sc), i;
 
 	if (n < 2)
 		return "needs 2 to 4 thread functions, T1 first, no gap "
@@ -57,6 +57,10 @@ static const char *problem(const struct race_scenario *sc)
 		return "no .verdict: pin the verdict kind it must end in "
 		       "(.verdict = \"use-after-free\", \"check\", ...), so "
 		       "that no other failure counts as the bug";
+	for (i = n; i < RACE_MAX_THREADS; i++)
+		if (sc->irqs[i])
+			return "RACE_IRQ() names a thread the scenario does not "
+			       "have";
 	if (sc->expect == RACE_MUST_HOLD && sc->verdict)
 		return ".verdict is set, but a must-hold ends in no verdict";
 	if (sc->expect == RACE_MUST_HOLD && (!sc->witness || !sc->outcome))

@@ -31,6 +31,7 @@ struct race_thread;
 struct race_wait {
 	bool (*ready)(const struct race_thread *t);
 	int (*why)(const struct race_thread *t, char *buf, size_t len);
+	bool final;	/* never ready again in this execution: no pending step */
 };
 
 /**
@@ -54,6 +55,7 @@ struct race_thread {
 struct race_thread *race_self(void);
 struct race_thread *race_thread_get(int id);
 int race_nr_workers(void);
+int race_nr_slots(void);
 
 struct race_thread *race_sched_point(const struct race_wait *wait,
 				     const char *fn, const char *what,
@@ -72,6 +74,16 @@ void race_rcu_thread(void);
 void race_rcu_reset(void);
 void race_rcu_flush(void);
 
+/* irq.c: the interrupt threads, and what token passing asks of them */
+void race_irq_thread(void);
+void race_irq_begin(struct race_thread *t);
+void race_irq_reset(void);
+bool race_irq_interrupted(const struct race_thread *t);
+int race_irq_why(const struct race_thread *t, char *buf, size_t len);
+struct race_choice;
+void race_irq_filter(struct race_choice *c, const struct race_thread *from);
+int race_irq_owner(int id);
+
 /* objects.c */
 void race_objects_reset(void);
 void race_obj_check_access(const struct race_thread *t,
@@ -85,5 +97,7 @@ struct race_obj;
 const struct race_obj *race_obj_find(const volatile void *addr);
 unsigned long race_obj_id(const struct race_obj *o);
 long race_obj_offset(const struct race_obj *o, const volatile void *addr);
+size_t race_obj_size(const struct race_obj *o);
+const void *race_obj_start(unsigned long id);
 
 #endif /* KIT_RACE_SCHED_H */

@@ -86,6 +86,50 @@ static int script_pick(const struct race_choice *c)
 	return race_default_pick(c);
 }
 
+/* "the store of step 9, ... and the initial value": the stores of @r. */
+static void store_list(const struct race_read *r, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < r->nr && n < len; i++) {
+		const char *sep = !i ? "" : i + 1 == r->nr ? " and " : ", ";
+
+		if (r->steps[i])
+			n += snprintf(buf + n, len - n, "%sthe store of step %ld",
+				      sep, r->steps[i]);
+		else
+			n += snprintf(buf + n, len - n, "%sthe initial value",
+				      sep);
+	}
+}
+
+/*
+ * The store the schedule says the load reads ('sees' lines), else the
+ * newest.  A store it may not read is a divergence.
+ */
+static int script_pick_read(const struct race_read *r)
+{
+	char set[256], what[64];
+	long want;
+	int i;
+
+	if (r->step >= race_opt.nr_sees || race_opt.sees[r->step] == RACE_SEES_NEWEST)
+		return 0;
+	want = race_opt.sees[r->step];
+	for (i = 0; i < r->nr; i++)
+		if (r->steps[i] == want)
+			return i;
+	store_list(r, set, sizeof(set));
+	if (want)
+		snprintf(what, sizeof(what), "the store of step %ld", want);
+	else
+		snprintf(what, sizeof(what), "the initial value");
+	race_fail("diverged", "diverged at step %ld: the schedule says the load "
+		  "reads %s, but it may read only %s", r->step, what, set);
+}
+
 static void script_describe(char *buf, size_t len)
 {
 	snprintf(buf, len, "script");
@@ -96,5 +140,6 @@ const struct race_strategy race_script = {
 	.init		= script_init,
 	.begin		= script_begin,
 	.pick		= script_pick,
+	.pick_read	= script_pick_read,
 	.describe	= script_describe,
 };

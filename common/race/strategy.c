@@ -99,6 +99,12 @@ int race_strategy_pick(const struct race_choice *c)
 	return race_opt.strategy->pick(c);
 }
 
+/** race_strategy_pick_read - index in @r of the store a load reads */
+int race_strategy_pick_read(const struct race_read *r)
+{
+	return race_opt.strategy->pick_read ? race_opt.strategy->pick_read(r) : 0;
+}
+
 /** race_strategy_end - an execution finished without a verdict */
 void race_strategy_end(void)
 {

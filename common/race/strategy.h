@@ -29,11 +29,26 @@ struct race_choice {
 };
 
 /**
+ * struct race_read - the stores a load of the weak memory model may read
+ * @step:  the load's step (1-based)
+ * @nr:    how many; at least 2.  Index 0 is the newest store (what a
+ *         sequentially consistent execution reads), higher ones are older
+ * @steps: the step that made each (0: the value before the threads ran)
+ */
+struct race_read {
+	long step;
+	int nr;
+	const long *steps;
+};
+
+/**
  * struct race_strategy - one way of choosing
  * @name:     as the command line spells it
  * @init:     once per search, before the first execution
  * @begin:    before each execution; false when there is none left
  * @pick:     the index in @c->ids of the thread that runs next
+ * @pick_read: the index in @r of the store a load reads (weak memory
+ *            model); NULL: the newest
  * @end:      after an execution that ended without a verdict (may be NULL)
  * @describe: how the schedule was found, for schedule files ("dfs bound=1")
  * @exhaustive: true if a search without a verdict proves the scenario
@@ -44,6 +59,7 @@ struct race_strategy {
 	void (*init)(void);
 	bool (*begin)(void);
 	int (*pick)(const struct race_choice *c);
+	int (*pick_read)(const struct race_read *r);
 	void (*end)(void);
 	void (*describe)(char *buf, size_t len);
 	bool exhaustive;
@@ -56,6 +72,7 @@ const struct race_strategy *race_strategy_find(const char *name);
 void race_strategy_init(void);
 bool race_strategy_begin(void);
 int race_strategy_pick(const struct race_choice *c);
+int race_strategy_pick_read(const struct race_read *r);
 void race_strategy_end(void);
 
 /* The search's random numbers (xorshift64*, seeded by --seed). */

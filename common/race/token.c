@@ -6,12 +6,15 @@
  * of them holds the token; at each scheduling point it asks the strategy
  * who runs the next step, posts that thread's semaphore and waits on its
  * own.  Code between two points therefore runs alone: an execution is
- * sequentially consistent and determined by the choices made.
+ * determined by the choices made (and under the weak memory model by the
+ * stores its loads chose), and sequentially consistent under the default.
  *
  * Threads are created once per search process and reused by every
  * execution.  Between executions they wait at the top of their loop.  One
  * more thread, the RCU thread (rcu.c), runs call_rcu callbacks; it never
- * finishes, it waits at its point for the next callback.
+ * finishes, it waits at its point for the next callback.  A scenario with
+ * interrupts has one more thread per handler (irq.c), after the RCU
+ * thread: choosing it delivers the interrupt.
  *
  * What a thread waits for at a point is the business of the models: a
  * thread is runnable when it is at a point and its struct race_wait, if
@@ -22,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "race/dpor.h"
 #include "race/held.h"
 #include "race/sched.h"
 #include "race/strategy.h"
@@ -29,6 +33,7 @@
 const struct race_scenario *race_sc;
 static struct race_thread threads[RACE_NR_SLOTS];
 static int nr_workers;
+static int nr_slots;		/* workers, RCU, interrupt threads */
 static sem_t main_sem;
 static __thread struct race_thread *self;
 static int starting, start_idx;
@@ -58,10 +63,17 @@ int race_nr_workers(void)
 	return nr_workers;
 }
 
+/** race_nr_slots - thread ids in use: 1 .. race_nr_slots() */
+int race_nr_slots(void)
+{
+	return nr_slots;
+}
+
 /* Whether @t may perform its next step now, as its model says. */
 static bool runnable(const struct race_thread *t)
 {
-	return t->state == RACE_TS_POINT && (!t->wait || t->wait->ready(t));
+	return t->state == RACE_TS_POINT && (!t->wait || t->wait->ready(t)) &&
+	       !race_irq_interrupted(t);
 }
 
 /**
@@ -73,7 +85,7 @@ int race_thread_runnable_label(int id, char *buf, size_t len)
 {
 	const struct race_thread *t;
 
-	if (id < 1 || id > nr_workers + 1)
+	if (id < 1 || id > nr_slots)
 		return 0;
 	t = &threads[id - 1];
 	if (t->state != RACE_TS_POINT)
@@ -89,6 +101,8 @@ static int why_blocked(const struct race_thread *t, char *buf, size_t len)
 
 	if (t->state == RACE_TS_DONE)
 		return 0;
+	if (race_irq_interrupted(t))
+		return race_irq_why(t, buf, len);
 	if (t->wait)
 		return t->wait->why(t, buf, len);
 	return snprintf(buf, len, "%s waits at %s.%s; ",
@@ -107,7 +121,7 @@ static void nobody_runnable(void)
 	int i;
 
 	msg[0] = 0;
-	for (i = 0; i <= nr_workers && n < sizeof(msg); i++)
+	for (i = 0; i < nr_slots && n < sizeof(msg); i++)
 		n += why_blocked(&threads[i], msg + n, sizeof(msg) - n);
 	if (!n)
 		return;
@@ -126,9 +140,10 @@ static struct race_thread *choose(struct race_thread *from)
 	struct race_choice c = { .from = from->id };
 	int i;
 
-	for (i = 0; i <= nr_workers; i++)
+	for (i = 0; i < nr_slots; i++)
 		if (runnable(&threads[i]))
 			c.ids[c.nr++] = i + 1;
+	race_irq_filter(&c, from);
 	if (!c.nr) {
 		nobody_runnable();
 		return NULL;
@@ -187,6 +202,7 @@ void race_sched_wait(struct race_thread *t, const struct race_wait *wait,
 	t->fn = fn;
 	t->what = what;
 	t->state = RACE_TS_POINT;
+	race_dpor_arrive(t);
 	switch_from(t);
 	t->state = RACE_TS_RUNNING;
 }
@@ -218,6 +234,7 @@ static void thread_done(struct race_thread *t)
 	race_thread_exit_check(t);
 	t->state = RACE_TS_DONE;
 	t->step = NULL;
+	race_dpor_done(t);
 	if (starting && (next = next_to_start())) {
 		hand_to(next);
 		return;
@@ -231,8 +248,10 @@ static void *thread_main(void *arg)
 	struct race_thread *t = arg;
 
 	self = t;
+	race_debug_name_self(t->id);	/* "T1", "RCU": for gdb, rr, ps */
 	for (;;) {
 		sem_wait_intr(&t->sem);
+		race_irq_begin(t);
 		t->body();		/* the RCU thread's never returns */
 		thread_done(t);
 	}
@@ -253,15 +272,22 @@ void race_sched_init(const struct race_scenario *sc)
 	for (nr_workers = 0; nr_workers < RACE_MAX_THREADS &&
 	     sc->threads[nr_workers]; nr_workers++)
 		;
-	for (i = 0; i <= nr_workers; i++) {
+	nr_slots = nr_workers + 1;
+	for (i = 0; i < nr_workers; i++)
+		if (sc->irqs[i])
+			nr_slots = 2 * nr_workers + 1;
+	for (i = 0; i < nr_slots; i++) {
 		threads[i].id = i + 1;
+		threads[i].state = RACE_TS_DONE;
 		threads[i].body = i < nr_workers ? sc->threads[i] :
-			race_rcu_thread;
+			i == nr_workers ? race_rcu_thread :
+			sc->irqs[i - nr_workers - 1] ? race_irq_thread : NULL;
 	}
 }
 
 /**
- * race_sched_start - create the threads of the scenario and the RCU thread
+ * race_sched_start - create the threads of the scenario, the RCU thread
+ * and the interrupt threads
  *
  * Call once in the search process; the threads serve every execution.
  */
@@ -270,10 +296,11 @@ void race_sched_start(void)
 	int i;
 
 	sem_init(&main_sem, 0, 0);
-	for (i = 0; i <= nr_workers; i++)
+	for (i = 0; i < nr_slots; i++)
 		sem_init(&threads[i].sem, 0, 0);
-	for (i = 0; i <= nr_workers; i++)
-		if (pthread_create(&threads[i].pt, NULL, thread_main, &threads[i]))
+	for (i = 0; i < nr_slots; i++)
+		if (threads[i].body &&
+		    pthread_create(&threads[i].pt, NULL, thread_main, &threads[i]))
 			race_fail("crash", "pthread_create failed");
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "race/dpor.h"
 #include "race/sched.h"
 
 #define RACE_MAX_VARS	64
@@ -85,16 +86,6 @@ static enum race_ref name_addr(const volatile void *addr, int add, long *id,
 }
 
 /**
- * race_trace_names - fill @s's object as a step that accessed @addr would
- * name it (obj#N+off or @N); false if this execution has not named @addr
- */
-bool race_trace_names(const volatile void *addr, struct race_step *s)
-{
-	s->obj_ref = name_addr(addr, 0, &s->obj, &s->obj_off);
-	return s->obj_ref != RACE_REF_NONE;
-}
-
-/**
  * race_trace_add - record the step thread @thread is about to perform
  *
  * Guarantees: the step is visible to the parent process before the access
@@ -111,38 +102,64 @@ struct race_step *race_trace_add(int thread, const char *fn, const char *what,
 	s->thread = thread;
 	s->fn = fn;
 	s->what = what;
+	s->addr = addr;
 	s->val_ref = RACE_REF_NONE;
 	s->obj_off = 0;
 	s->obj_ref = addr ? name_addr(addr, 1, &s->obj, &s->obj_off) :
 		RACE_REF_NONE;
+	s->sees = RACE_SEES_NEWEST;
 	__atomic_store_n(&race_sh->nr_steps, race_sh->nr_steps + 1,
 			 __ATOMIC_RELEASE);
+	race_dpor_step(thread);
+	race_debug_at_step(race_sh->nr_steps, addr);
 	return s;
+}
+
+/* @value as a step shows it: a number, obj#N+off or @N. */
+static enum race_ref name_value(long value, long *val, long *off)
+{
+	enum race_ref ref;
+	long id;
+
+	*val = value;
+	*off = 0;
+	if (value > -65536 && value < 65536)
+		return RACE_REF_INT;
+	ref = name_addr((const void *)(uintptr_t)value, 0, &id, off);
+	if (ref == RACE_REF_NONE)
+		return RACE_REF_INT;
+	*val = id;
+	return ref;
 }
 
 /** race_trace_value - attach the value the access of step @s saw or stored */
 void race_trace_value(struct race_step *s, long value)
 {
-	enum race_ref ref;
-	long id, off;
-
-	s->val_ref = RACE_REF_INT;
-	s->val = value;
-	if (value > -65536 && value < 65536)
-		return;
-	ref = name_addr((const void *)(uintptr_t)value, 0, &id, &off);
-	if (ref != RACE_REF_NONE) {
-		s->val_ref = ref;
-		s->val = id;
-		s->val_off = off;
-	}
+	s->val_ref = name_value(value, &s->val, &s->val_off);
 }
 
-/** race_thread_name - "T1".."T4", or "RCU" for the callback thread */
+/**
+ * race_trace_stale - the load of step @s read the store of step @sees
+ * (0: the initial value), not the newest, made at step @newest, whose
+ * value is @value if @known
+ */
+void race_trace_stale(struct race_step *s, long sees, long newest, bool known,
+		      long value)
+{
+	s->sees = sees;
+	s->newest = newest;
+	s->new_ref = known ? name_value(value, &s->new_val, &s->new_off) :
+		RACE_REF_NONE;
+}
+
+/** race_thread_name - "T1".."T4", "RCU" for the callback thread, "IRQ1"
+ * for the interrupt thread of T1 */
 const char *race_thread_name(int id, char *buf, size_t len)
 {
 	if (id > 0 && id == race_nr_workers() + 1)
 		snprintf(buf, len, "RCU");
+	else if (race_irq_owner(id))
+		snprintf(buf, len, "IRQ%d", race_irq_owner(id));
 	else
 		snprintf(buf, len, "T%d", id);
 	return buf;
@@ -196,6 +213,25 @@ void race_step_line(const struct race_step *s, long nr, char *buf, size_t len)
 		 obj, val);
 }
 
+/* " (stale: T2 wrote 64 at step 9)" after a load that read an older store
+ * than the newest, or "". */
+static void stale_note(const struct race_shared *sh, const struct race_step *s,
+		       char *buf, size_t len)
+{
+	char who[16], val[32];
+
+	buf[0] = 0;
+	if (s->sees == RACE_SEES_NEWEST || s->newest < 1 || s->newest > sh->nr_steps)
+		return;
+	race_thread_name(sh->steps[s->newest - 1].thread, who, sizeof(who));
+	if (s->new_ref == RACE_REF_NONE) {
+		snprintf(buf, len, " (stale: %s stored at step %ld)", who, s->newest);
+		return;
+	}
+	ref_name(s->new_ref, s->new_val, s->new_off, val, sizeof(val));
+	snprintf(buf, len, " (stale: %s wrote %s at step %ld)", who, val, s->newest);
+}
+
 /* "T1 lookup_unlocked" (the scenario's name for it), or "T1", "RCU". */
 static void column_title(int id, char *buf, size_t len)
 {
@@ -205,6 +241,8 @@ static void column_title(int id, char *buf, size_t len)
 	race_thread_name(id, who, sizeof(who));
 	if (id <= race_nr_workers() && race_sc && id <= RACE_MAX_THREADS)
 		name = race_sc->names[id - 1];
+	else if (race_irq_owner(id) && race_sc)
+		name = race_sc->irq_names[race_irq_owner(id) - 1];
 	if (name)
 		snprintf(buf, len, "%s %s", who, name);
 	else
@@ -260,6 +298,8 @@ void race_timeline_print(FILE *f, const struct race_shared *sh)
 				      width[c], CELL_MAX, c == s->thread ? cell : "");
 		while (n > 0 && n < sizeof(row) && row[n - 1] == ' ')
 			row[--n] = 0;
-		fprintf(f, "%s%s\n", row, i + 1 == sh->note_step ? "   <- WARN" : "");
+		stale_note(sh, s, cell, sizeof(cell));
+		fprintf(f, "%s%s%s\n", row, cell,
+			i + 1 == sh->note_step ? "   <- WARN" : "");
 	}
 }

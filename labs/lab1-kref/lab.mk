@@ -23,5 +23,11 @@ lab.exercises := race.sched
 lab.exercise.race.sched := scenario=lookup_unlocked_vs_remove \
 	verdict=use-after-free at=kref_get access=update
 
+# The pre-build check (docs/design.md): the functions the student's files
+# define (nothing else but static helpers), and what they may call beyond
+# the kit's primitives (KIT_SYMBOLS, mk/labs.mk): the given functions.
+lab.api       := kref_get kref_put cache_lookup cache_remove
+lab.symbols   := cache_lock __cache_find __cache_unlink cache_obj_release cache_put
+
 # Points of each graded part.
 lab.points    := unit-plain=30 unit-asan=20 tsan=20 race=30

@@ -6,4 +6,6 @@ lab.title     := RCU-deferred freeing
 lab.edit      := objtable.c
 lab.given     := objtable_given.c
 lab.tests     := lab3
+lab.api       := objtable_lookup objtable_delete object_put
+lab.symbols   := __objtable_find_rcu objtable_unlink object_free
 lab.points    := unit-plain=30 unit-asan=20 tsan=20 race=30

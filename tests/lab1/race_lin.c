@@ -8,7 +8,8 @@
  *   remove(k)   cache_remove            0, -ENOENT
  *   lookup(k)   cache_lookup, the reference kept by the thread: hit, miss
  *   put(k)      cache_put of the oldest reference the thread keeps of k:
- *               1 if it freed the object, else 0
+ *               0 (whether it freed the object is no result here: see
+ *               lin_collection.h; the oracles see a wrong count)
  *   find(k)     cache_lookup then cache_put at once: hit, miss (also the
  *               final probe of each key)
  * A lookup that returns an object whose key is not k returns "another
@@ -19,8 +20,8 @@
  * object's count (the cache's reference included), and the objects each
  * thread holds.  remove() is one step in the model -- unlink and drop the
  * cache's reference -- though the code unlinks under cache_lock and puts
- * after: an order of the operations must explain the results all the
- * same, and one does whenever the code is right.
+ * after: the results compared (inserts, removes, hits and misses) are the
+ * ones an order of atomic operations explains whenever the code is right.
  */
 #include "cache.h"
 #include "race/lin_collection.h"
@@ -51,7 +52,10 @@ static long run_put(struct lin_ctx *ctx, int key)
 {
 	struct cache_obj *obj = lin_unhold(ctx, key);
 
-	return obj ? cache_put(obj) : LIN_NOTHING;
+	if (!obj)
+		return LIN_NOTHING;
+	cache_put(obj);		/* whether it freed: not a result (lin_collection.h) */
+	return 0;
 }
 
 static long run_find(struct lin_ctx *ctx __maybe_unused, int key)

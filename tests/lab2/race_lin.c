@@ -7,8 +7,9 @@
  * published with rcu_assign_pointer and changed under a spinlock, so that
  * it can be found both ways the 2004 patch names.  Two protocols share it,
  * chosen by the initial state:
- *   collection   the slot holds a reference; remove() unlinks it and puts
- *                that reference; holders drop theirs with put()
+ *   collection   the slot holds a reference; unlink() takes the object out
+ *                of the slot, and the slot's reference with it; every
+ *                reference, that one too, goes with put()
  *   slot owners  the slot holds none; the threads own the references and
  *                drop them with put_and_lock(): whoever drops the last
  *                unlinks the object under the lock it returns with
@@ -21,7 +22,11 @@
  *   put         refcount_put of a reference the thread holds: 1 if last
  *   put_and_lock  refcount_put_and_lock of one: 1 if last (and then the
  *               lock must be held by this thread), 0 (and then it must not)
- *   remove      unlink, put the slot's reference: 1 if last, 0, -ENOENT
+ *   unlink      take it out of the slot under the lock; the slot's
+ *               reference passes to the thread (a later put drops it):
+ *               0, or -ENOENT.  (An unlink that also put would be two
+ *               steps the model cannot show as one: another thread's miss
+ *               and put can come between them.)
  *   count       final probe: the count, or 0 once the object is released
  * In the "dying" state the count is already 0 while a reader can still
  * find the object (as between a last put and the grace period): every
@@ -131,7 +136,7 @@ static long run_put(struct lin_ctx *ctx, int key __maybe_unused)
 		return LIN_NOTHING;
 	if (!refcount_put(&o->ref))
 		return 0;
-	release(o);			/* removed already: the slot held one */
+	release(o);			/* unlinked already: the slot held one */
 	return 1;
 }
 
@@ -155,7 +160,7 @@ static long run_put_and_lock(struct lin_ctx *ctx, int key __maybe_unused)
 	return 1;
 }
 
-static long run_remove(struct lin_ctx *ctx __maybe_unused, int key __maybe_unused)
+static long run_unlink(struct lin_ctx *ctx, int key __maybe_unused)
 {
 	struct lobj *o;
 
@@ -168,10 +173,8 @@ static long run_remove(struct lin_ctx *ctx __maybe_unused, int key __maybe_unuse
 	slot_ref = false;
 	rcu_assign_pointer(slot, NULL);
 	spin_unlock(&lock);
-	if (!refcount_put(&o->ref))
-		return 0;
-	release(o);
-	return 1;
+	lin_hold(ctx, o, 0);		/* the slot's reference: a put drops it */
+	return 0;
 }
 
 static long run_count(struct lin_ctx *ctx __maybe_unused, int key __maybe_unused)
@@ -228,8 +231,7 @@ static long spec_put(void *model, int thread, int key __maybe_unused)
 	return drop(model, thread);
 }
 
-static long spec_remove(void *model, int thread __maybe_unused,
-			int key __maybe_unused)
+static long spec_unlink(void *model, int thread, int key __maybe_unused)
 {
 	struct rc_model *m = model;
 
@@ -237,8 +239,8 @@ static long spec_remove(void *model, int thread __maybe_unused,
 		return -ENOENT;
 	m->slot_ref = false;
 	m->linked = false;
-	m->held[0]++;			/* the slot's reference, dropped now */
-	return drop(m, 0);
+	m->held[thread]++;		/* the slot's reference, now the thread's */
+	return 0;
 }
 
 static long spec_count(void *model, int thread __maybe_unused,
@@ -255,20 +257,20 @@ static const struct lin_op ops[] = {
 	{ "get", LIN_NEEDS | LIN_TAKES, run_get, spec_get, NULL },
 	{ "put", LIN_DROPS, run_put, spec_put, last_names },
 	{ "put_and_lock", LIN_DROPS, run_put_and_lock, spec_put, last_names },
-	{ "remove", 0, run_remove, spec_remove, last_names },
+	{ "unlink", LIN_TAKES, run_unlink, spec_unlink, NULL },
 	{ "count", LIN_POST, run_count, spec_count, NULL },
 };
 
 #define OP(name)	(1u << (name))
-enum { GET_RCU, LOOKUP, GET, PUT, PUT_AND_LOCK, REMOVE, COUNT };
+enum { GET_RCU, LOOKUP, GET, PUT, PUT_AND_LOCK, UNLINK, COUNT };
 
 static const struct lin_init inits[] = {
 	{ "coll", "in the slot, which holds the only reference", .keys = { 0 },
 	  .mode = COLLECTION,
-	  .ops = OP(GET_RCU) | OP(LOOKUP) | OP(GET) | OP(PUT) | OP(REMOVE) },
+	  .ops = OP(GET_RCU) | OP(LOOKUP) | OP(GET) | OP(PUT) | OP(UNLINK) },
 	{ "coll+2", "in the slot, which holds a reference; T1 and T2 hold one each",
 	  .mode = COLLECTION, .held = { 1, 1 },
-	  .ops = OP(GET_RCU) | OP(LOOKUP) | OP(GET) | OP(PUT) | OP(REMOVE) },
+	  .ops = OP(GET_RCU) | OP(LOOKUP) | OP(GET) | OP(PUT) | OP(UNLINK) },
 	{ "owner1", "in the slot, which holds none; T1 owns the only reference",
 	  .mode = SLOT_OWNERS, .held = { 1 },
 	  .ops = OP(GET_RCU) | OP(LOOKUP) | OP(GET) | OP(PUT_AND_LOCK) },
@@ -334,7 +336,7 @@ static void model_init(void *model, const struct lin_init *init)
 LIN_SPEC(refcount_spec) = {
 	.name		= "refcount",
 	.summary	= "get_rcu, lookup under the lock, get, put, put_and_lock, "
-			  "remove on one object in a slot that holds a reference, "
+			  "unlink on one object in a slot that holds a reference, "
 			  "or none, or whose count is already 0",
 	.ops		= ops,
 	.nr_ops		= ARRAY_SIZE(ops),

@@ -9,7 +9,8 @@
  *   lookup(k)   objtable_lookup, the reference kept by the thread: hit,
  *               miss, or another key's object (which no order explains)
  *   put(k)      object_put of the oldest reference the thread keeps of k:
- *               1 if it was the last
+ *               0 (whether it was the last is no result here: see
+ *               lin_collection.h; the oracles see a wrong count)
  *   find(k)     objtable_lookup then object_put at once: hit, miss (also
  *               the final probe of each key)
  * from tables with flags 0 (memory quarantined, or reused at once once
@@ -54,7 +55,10 @@ static long run_put(struct lin_ctx *ctx, int key)
 {
 	struct object *obj = lin_unhold(ctx, key);
 
-	return obj ? object_put(obj) : LIN_NOTHING;
+	if (!obj)
+		return LIN_NOTHING;
+	object_put(obj);	/* whether it was the last: not a result (lin_collection.h) */
+	return 0;
 }
 
 static long run_find(struct lin_ctx *ctx __maybe_unused, int key)

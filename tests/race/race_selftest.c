@@ -20,6 +20,9 @@
  *   no_point_loop     a loop without any point: the watchdog ends it
  *   asan_plain_read   a plain read of freed memory: ASan reports it
  *   warn_on_zero      a WARN_ON that fires: the "warn" verdict
+ *   commute_first     T2's read commutes with T1's first store, not its
+ *                     second: without a preemption T2 may still run first
+ *                     (the partial-order reduction must keep that order)
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -501,4 +504,39 @@ RACE_SCENARIO(warn_on_zero) = {
 	.verdict = "warn",
 	.setup = one,
 	RACE_THREADS(get_checked, drop),
+};
+
+/*
+ * The partial-order reduction under a bound: T2's read of y commutes with
+ * T1's store to x, not with its store to y.  Reading 0 needs T2 to run
+ * before T1's second store: T2 first costs no preemption, T2 between
+ * T1's stores costs one.  A reduction that counted the second as the
+ * representative of the first (plain sleep sets) would miss the outcome
+ * at bound 0.
+ */
+static void store_x_then_y(void)
+{
+	WRITE_ONCE(x, 1);
+	WRITE_ONCE(y, 1);
+}
+
+static void read_y(void)
+{
+	WRITE_ONCE(flag, READ_ONCE(y) + 1);
+}
+
+/* T2 read y = 0: it ran before T1's second store. */
+static bool read_y_early(void)
+{
+	return flag == 1;
+}
+
+RACE_SCENARIO(commute_first) = {
+	.name = "commute_first",
+	.summary = "a read that commutes with one store of T1 and not the other",
+	.expect = RACE_MUST_HOLD,
+	.setup = zero,
+	RACE_THREADS(store_x_then_y, read_y),
+	.witness = read_y_early,
+	.outcome = "T2 reads y before T1 stores it",
 };

@@ -40,6 +40,13 @@ class Lab:
     exercises              [Exercise]
     points                 {part: points}; the graded parts, in order
     build                  $(B): where this tree's binaries are
+    build_root             BUILD, as given
+    extra_tests            EXTRA_TESTS (an instructor's hidden tests), or ''
+    test_dirs              the folders its tests come from, hidden ones too
+    api, symbols           what its student files may define, and call
+                           beyond kit_symbols (the pre-build check)
+    objs                   the plain objects of the student's files
+    compile                {variant: the compiler command, without the file}
     bins                   {"unit-plain": path, "unit-asan": path,
                             "tsan": [paths], "race": path or ""}
     """
@@ -61,9 +68,20 @@ class Lab:
         """A path relative to the kit's root, made absolute."""
         return os.path.join(ROOT, *parts)
 
+    def make(self, targets, timeout=None):
+        """make @targets for this lab's tree, BUILD and hidden tests; the
+        kit.proc.Result."""
+        return proc.make(["-s"] + list(targets), impl=self.impl, build=self.build_root,
+                         timeout=timeout, extra=_extra(self.extra_tests))
 
-def _ask(targets, impl, build):
-    r = proc.make(["-s"] + targets, impl=impl, build=build, timeout=60)
+
+def _extra(extra_tests):
+    return ["EXTRA_TESTS=" + extra_tests] if extra_tests else []
+
+
+def _ask(targets, impl, build, extra_tests=None):
+    r = proc.make(["-s"] + targets, impl=impl, build=build, timeout=60,
+                  extra=_extra(extra_tests))
     if r.rc != 0:
         raise LayoutError("make %s: %s" % (" ".join(targets), r.out.strip() or r.status()))
     try:
@@ -73,14 +91,14 @@ def _ask(targets, impl, build):
                           % (" ".join(targets), e, r.out[:200]))
 
 
-def labs(impl="labs", build=None):
-    """Every lab, in order, for tree @impl."""
-    return [Lab(d) for d in _ask(["print-labs"], impl, build)]
+def labs(impl="labs", build=None, extra_tests=None):
+    """Every lab, in order, for tree @impl (and hidden tests @extra_tests)."""
+    return [Lab(d) for d in _ask(["print-labs"], impl, build, extra_tests)]
 
 
-def lab(n, impl="labs", build=None):
-    """Lab @n for tree @impl."""
-    return Lab(_ask(["print-lab", "N=%s" % n], impl, build))
+def lab(n, impl="labs", build=None, extra_tests=None):
+    """Lab @n for tree @impl (and hidden tests @extra_tests)."""
+    return Lab(_ask(["print-lab", "N=%s" % n], impl, build, extra_tests))
 
 
 def built(n, impl, build, targets=None):

@@ -27,6 +27,22 @@ CPU_LIMIT = _setting("KIT_CPU_LIMIT", 600)
 # Output kept of one child, in bytes: its first and last halves.
 OUTPUT_CAP = _setting("KIT_OUTPUT_CAP", 4 << 20)
 
+# The sandbox of a graded part (kit/sandbox.py).
+# Memory: MiB of resident memory, summed over every process of the part,
+# sampled every WATCH_INTERVAL s; over it, the part is killed whole (OOM).
+# A watchdog, because RLIMIT_AS and RLIMIT_DATA stop ASan and TSan from
+# mapping their shadow memory, and a cgroup memory limit is not enforced on
+# every machine (docs/instructor.md, "The sandbox").
+MEM_LIMIT = _setting("KIT_MEM_LIMIT", 2048)
+# Processes and threads of one part at once (a pids cgroup, where one can be
+# made; Criterion's workers and the stress tests' threads count).
+PROC_LIMIT = _setting("KIT_PROC_LIMIT", 512)
+# Bytes any one file written by the part may reach (RLIMIT_FSIZE).
+FILE_LIMIT = _setting("KIT_FILE_LIMIT", 64 << 20)
+# One submission of make grade-all, everything included.
+GRADE_TIMEOUT = _setting("KIT_GRADE_TIMEOUT", 1800)
+WATCH_INTERVAL = 0.05
+
 # How many times a TSan case runs in a grade: a "race" case passes at the
 # first run that reports it, a "clean" case must be clean in every run.
 TSAN_RACE_RUNS = 3
@@ -46,4 +62,8 @@ def table():
         ("KIT_MAKE_TIMEOUT", MAKE_TIMEOUT, "s, one build"),
         ("KIT_CPU_LIMIT", CPU_LIMIT, "CPU s, any one child"),
         ("KIT_OUTPUT_CAP", OUTPUT_CAP, "bytes of output kept per child"),
+        ("KIT_MEM_LIMIT", MEM_LIMIT, "MiB resident, all processes of one graded part"),
+        ("KIT_PROC_LIMIT", PROC_LIMIT, "processes and threads of one graded part"),
+        ("KIT_FILE_LIMIT", FILE_LIMIT, "bytes, one file a graded part writes"),
+        ("KIT_GRADE_TIMEOUT", GRADE_TIMEOUT, "s, one submission of make grade-all"),
     ]

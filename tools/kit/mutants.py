@@ -62,17 +62,23 @@ class PatchError(Exception):
     """The patch does not apply to solutions/."""
 
 
+def patched(patch, base, rel):
+    """Copy the tree @base (solutions, labs) to @rel (relative to the root,
+    or absolute) and apply @patch there; return @rel."""
+    path = os.path.join(ROOT, rel)
+    shutil.rmtree(path, ignore_errors=True)
+    shutil.copytree(os.path.join(ROOT, base), path)
+    r = proc.run(["patch", "-p1", "--quiet", "--no-backup-if-mismatch",
+                  "-d", path, "-i", patch], 60)
+    if r.rc != 0:
+        raise PatchError("%s does not apply to %s/: %s" % (patch, base, r.out.strip()))
+    return rel
+
+
 def tree(mutant, build):
     """Copy solutions/ to BUILD/<catalogue>/<folder>-<name>/ (catalogue:
     mutants or alternatives) and apply the patch there; return the tree's
     path (as IMPL, relative to the root if BUILD is)."""
-    rel = os.path.join(build, os.path.basename(mutant.root),
-                       "%s-%s" % (mutant.folder, mutant.name))
-    path = os.path.join(ROOT, rel)
-    shutil.rmtree(path, ignore_errors=True)
-    shutil.copytree(os.path.join(ROOT, "solutions"), path)
-    r = proc.run(["patch", "-p1", "--quiet", "--no-backup-if-mismatch",
-                  "-d", path, "-i", mutant.path], 60)
-    if r.rc != 0:
-        raise PatchError("%s does not apply to solutions/: %s" % (mutant.path, r.out.strip()))
-    return rel
+    return patched(mutant.path, "solutions",
+                   os.path.join(build, os.path.basename(mutant.root),
+                                "%s-%s" % (mutant.folder, mutant.name)))

@@ -6,7 +6,8 @@ wall-clock deadline, keeps at most OUTPUT_CAP bytes of it (the first and the
 last halves), and kills the whole group when the deadline passes and again
 when the command ends, so that no process it started is left running.  It
 never waits on a pipe that an escaped grandchild holds open for longer than
-DRAIN seconds.
+DRAIN seconds.  With a jail (kit.sandbox.Jail) the command runs inside its
+walls, under its limits, and every process of it is killed at the end.
 """
 import os
 import resource
@@ -31,30 +32,48 @@ class Result:
     truncated  bytes left out of @out (its middle)
     seconds    wall time
     error      why it could not be started, or None
+    signal     the signal that ended it (0: it exited)
+    limit      the limit that ended it: None, "wall time", "CPU time" or
+               "memory"
+    peak_mib   the most resident memory seen (jailed runs), MiB
+    refused    forks the jail's process limit refused
     """
 
     def __init__(self, rc, out, timed_out=False, truncated=0, seconds=0.0,
-                 error=None):
+                 error=None, signal=0, limit=None, peak_mib=0, refused=0):
         self.rc, self.out, self.timed_out = rc, out, timed_out
         self.truncated, self.seconds, self.error = truncated, seconds, error
+        self.signal = signal or (-rc if rc is not None and rc < 0 else 0)
+        self.limit = limit or ("wall time" if timed_out else None)
+        self.peak_mib, self.refused = peak_mib, refused
 
     @property
     def ok(self):
         return self.rc == 0 and not self.timed_out
 
     def status(self):
-        """'exit N', 'killed by SIGX', 'TIMEOUT after Ns' or the error."""
+        """'exit N', 'killed by SIGX', 'TIMEOUT after Ns', the limit hit or
+        the error."""
         if self.error:
             return self.error
         if self.timed_out:
             return "TIMEOUT after %.0fs" % self.seconds
-        if self.rc is not None and self.rc < 0:
-            return "killed by %s" % signal.Signals(-self.rc).name
+        if self.limit == "memory":
+            return "OOM: killed over the memory limit"
+        if self.signal:
+            return "killed by %s" % signal_name(self.signal)
         return "exit %s" % self.rc
 
     def tail(self, n):
         """The last @n non-empty lines of the output."""
         return [l for l in self.out.splitlines() if l.strip()][-n:]
+
+
+def signal_name(sig):
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return "signal %d" % sig
 
 
 class _Capture:
@@ -94,39 +113,64 @@ def _kill_group(pid):
         pass
 
 
-def run(cmd, timeout, env=None, cwd=ROOT, cap=None, cpu=None):
+class _Watch:
+    """The deadline, and the jail's limits, of one run."""
+
+    def __init__(self, p, deadline, jail):
+        self.p, self.deadline, self.jail = p, deadline, jail
+        self.limit, self.next_watch = None, 0.0
+
+    def end(self):
+        """Kill whatever is left of the run."""
+        _kill_group(self.p.pid)
+        if self.jail:
+            self.jail.finish()
+
+    def over(self, now):
+        """The limit the run has just passed, or None."""
+        if now >= self.deadline:
+            self.limit = "wall time"
+        elif self.jail and now >= self.next_watch:
+            self.next_watch = now + limits.WATCH_INTERVAL
+            self.limit = self.jail.watch()
+        return self.limit
+
+
+def run(cmd, timeout, env=None, cwd=ROOT, cap=None, cpu=None, jail=None):
     """Run @cmd (a list) for at most @timeout seconds; return a Result.
 
     @env: the environment (default: this process's); @cap: bytes of output
     kept (default limits.OUTPUT_CAP); @cpu: CPU seconds (default
-    limits.CPU_LIMIT, 0 for none).
+    limits.CPU_LIMIT, 0 for none); @jail: a kit.sandbox.Jail to run it in
+    (its walls, limits and reaping).
     """
     start = time.monotonic()
+    cpu = limits.CPU_LIMIT if cpu is None else cpu
     try:
-        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             start_new_session=True,
-                             preexec_fn=_limit_child(limits.CPU_LIMIT if cpu is None else cpu))
+        p = subprocess.Popen(jail.argv(cmd, cwd) if jail else cmd, cwd=cwd, env=env,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, start_new_session=True,
+                             preexec_fn=jail.preexec() if jail else _limit_child(cpu))
     except OSError as e:
         return Result(None, "", error="cannot run %s: %s" % (cmd[0], e.strerror))
+    if jail:
+        jail.started(p.pid)
     out = _Capture(cap or limits.OUTPUT_CAP)
+    w = _Watch(p, start + timeout, jail)
     fd = p.stdout.fileno()
     os.set_blocking(fd, False)
     sel = selectors.DefaultSelector()
     sel.register(fd, selectors.EVENT_READ)
-    deadline, drain_until, timed_out = start + timeout, None, False
+    drain_until = None
     while True:
         now = time.monotonic()
         if drain_until is None:
-            if p.poll() is not None:
-                _kill_group(p.pid)          # whatever it left behind
+            if p.poll() is not None or w.over(now):
+                w.end()                     # whatever it left behind
                 drain_until = now + DRAIN
-            elif now >= deadline:
-                _kill_group(p.pid)
-                timed_out, drain_until = True, now + DRAIN
         elif now >= drain_until:
             break
-        if not sel.select(0.1):
+        if not sel.select(limits.WATCH_INTERVAL if jail else 0.1):
             continue
         try:
             data = os.read(fd, 65536)
@@ -134,30 +178,33 @@ def run(cmd, timeout, env=None, cwd=ROOT, cap=None, cpu=None):
             continue
         if not data:
             if drain_until is None:         # closed its output, still running
-                sel.unregister(fd)
-                sel.close()
-                return _finish(p, out, start, deadline)
+                _wait(w)
             break
         out.add(data)
     sel.close()
     p.stdout.close()
+    w.end()
     p.wait()
-    return Result(p.returncode, out.text(), timed_out, out.dropped,
-                  time.monotonic() - start)
+    return _result(p, out, start, w)
 
 
-def _finish(p, out, start, deadline):
-    """The command closed its output but runs on: wait until the deadline."""
-    timed_out = False
-    try:
-        p.wait(max(0.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    _kill_group(p.pid)
-    p.wait()
-    p.stdout.close()
-    return Result(p.returncode, out.text(), timed_out, out.dropped,
-                  time.monotonic() - start)
+def _wait(w):
+    """The command closed its output but runs on: wait until it ends or a
+    limit is passed."""
+    while w.p.poll() is None and not w.over(time.monotonic()):
+        time.sleep(limits.WATCH_INTERVAL)
+    w.end()
+
+
+def _result(p, out, start, w):
+    limit = w.limit or (w.jail.hit if w.jail else None)
+    sig = w.jail.signal_of(p.returncode) if w.jail else 0
+    if sig == signal.SIGXCPU and not limit:
+        limit = "CPU time"
+    return Result(p.returncode, out.text(), w.limit == "wall time", out.dropped,
+                  time.monotonic() - start, signal=sig, limit=limit,
+                  peak_mib=w.jail.peak_mib if w.jail else 0,
+                  refused=w.jail.refused if w.jail else 0)
 
 
 def clean_env(**extra):

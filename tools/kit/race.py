@@ -4,15 +4,26 @@
                              (must-fail[:verdict], must-hold, demo), summary
   race run SCENARIO ...      explore; ends with a RESULT line
   race replay FILE ...       replay a schedule; ends with a REPLAY line
+  race check FILE...         read schedule files as replay would, run nothing
 
-What a run or a replay ended in is read by outcome(), the one place that
-reads the binary's result lines.  Demo scenarios (expectation "demo") show
-test-local broken code: they are listed and can be run, never graded.
+What a run or a replay ended in comes from the file the binary writes
+with --result FILE (key=value lines, docs/reproducer.md), in a drop of the
+grader's (kit.sandbox) -- not from what it prints, which the code under
+test shares.  outcome() is the one place that reads it.  Demo scenarios
+(expectation "demo") show test-local broken code: they are listed and can
+be run, never graded.  Graded runs are jailed (kit.sandbox).
+
+A schedule file is data: nothing in it chooses the program that replays
+it.  target() finds the lab it is for -- LAB=, the lab folder it is in,
+its "lab N" line, or its name (labN-*.sched) -- and the program is that
+lab's race binary of the tree graded (IMPL), built by make.
 """
 import os
 import re
+import shlex
 
-from . import limits, proc
+from . import layout, limits, proc, sandbox, schedfile
+from .schedfile import SchedError, escape
 
 
 class Scenario:
@@ -41,8 +52,8 @@ class Outcome:
     met         the expectation was met (run), or the replay recurred and
                 matched (replay)
     executions  how many executions a run explored (0 for a replay)
-    verdict     the verdict line's text ("kind: where and why"), or ""
-    held        the "held: ..." line's text of a must-hold run, or ""
+    verdict     "kind: where and why" of the verdict reached, or ""
+    held        for a run without a verdict: how much was explored, or ""
     schedule    the schedule file a failing run wrote, or None
     """
 
@@ -55,64 +66,74 @@ class Outcome:
         return self.verdict or self.held or "got %s" % self.got
 
 
-_RESULT = re.compile(r"^RESULT (\S+) expect=(\S+) got=(\S+) met=(\S+) executions=(\d+)", re.M)
-_REPLAY = re.compile(r"^REPLAY (\S+) expect=(\S+) got=(\S+) ok=(\S+)", re.M)
-
-
-def outcome(out):
-    """The Outcome of a race binary's output @out, or None if it printed no
-    result line (it crashed, hung, or was misused)."""
-    m, kind = _RESULT.search(out), "run"
-    if not m:
-        m, kind = _REPLAY.search(out), "replay"
-    if not m:
+def outcome(text):
+    """The Outcome in the text of a --result file, or None if there is none
+    (the binary crashed, hung, or was misused)."""
+    f = dict(l.split("=", 1) for l in (text or "").splitlines() if "=" in l)
+    if f.get("command") not in ("run", "replay") or "got" not in f:
         return None
-
-    def line(prefix):
-        found = re.search(r"^%s: (.*)$" % prefix, out, re.M)
-        return found.group(1).strip() if found else ""
-
-    return Outcome(kind=kind, scenario=m.group(1), expect=m.group(2),
-                   got=m.group(3), met=m.group(4) == "yes",
-                   executions=int(m.group(5)) if kind == "run" else 0,
-                   verdict=line("verdict"), held=line("held"),
-                   schedule=line("schedule") or None)
+    run = f["command"] == "run"
+    message = f.get("message", "")
+    held = ""
+    if run and f["got"] == "none":
+        held = "%s executions, %s%s" % (f.get("executions", "?"), f.get("strategy", ""),
+                                        ", space exhausted within the bound"
+                                        if f.get("exhausted") == "yes" else "")
+    return Outcome(kind=f["command"], scenario=f.get("scenario", ""),
+                   expect=f.get("expect", ""), got=f["got"],
+                   met=f.get("met" if run else "ok") == "yes",
+                   executions=int(f.get("executions") or 0) if run else 0,
+                   verdict="%s: %s" % (f["got"], message) if message else "",
+                   held=held, schedule=f.get("schedule") or None)
 
 
 class BinaryError(Exception):
     """The race binary is missing or cannot list its scenarios."""
 
 
-def scenarios(binary):
+def scenarios(binary, jail=False):
     """[Scenario] of @binary, sorted by name (as it lists them)."""
     if not binary or not os.path.exists(binary):
         raise BinaryError("no race binary %s" % binary)
-    r = proc.run([binary, "list"], 30)
+    r = proc.run([binary, "list"], 30, jail=sandbox.Jail() if jail else None)
     if r.rc != 0:
         raise BinaryError("%s list failed (%s):\n%s" % (binary, r.status(), r.out))
     return [Scenario(l) for l in r.out.splitlines() if l.strip()]
 
 
-def strategy_args(strategy=None, seed=None):
+def strategy_args(strategy=None, seed=None, memory=None, reduction=None):
+    """The race binary's options for a strategy, a seed, a memory model
+    (sc, weak) and the partial-order reduction (on, off); empty: default."""
     args = []
-    if strategy:
-        args += ["--strategy", strategy]
-    if seed:
-        args += ["--seed", str(seed)]
+    for opt, value in (("--strategy", strategy), ("--seed", seed),
+                       ("--memory", memory), ("--reduction", reduction)):
+        if value:
+            args += [opt, str(value)]
     return args
 
 
-def run(binary, name, out=None, args=()):
+def _run(cmd, jail):
+    """(Result, Outcome or None) of race binary command @cmd."""
+    with sandbox.Drop() as drop:
+        result = drop.path("result")
+        r = proc.run(cmd + ["--result", result], limits.RACE_TIMEOUT,
+                     jail=sandbox.Jail(drop) if jail else None)
+        return r, outcome(drop.read(result))
+
+
+def run(binary, name, out=None, args=(), lab=None, jail=False):
     """Explore scenario @name; (Result, Outcome or None).  @out: where a
-    failing execution's schedule is written."""
+    failing execution's schedule is written (not in a jail: it is
+    read-only there); @lab: its "lab" line."""
     cmd = [binary, "run", name, "--binary", binary] + list(args)
     if out:
         cmd += ["--out", out]
-    r = proc.run(cmd, limits.RACE_TIMEOUT)
-    return r, outcome(r.out)
+    if lab:
+        cmd += ["--lab", str(lab)]
+    return _run(cmd, jail)
 
 
-def replay(binary, sched, scenario=None, expect=None, args=()):
+def replay(binary, sched, scenario=None, expect=None, args=(), jail=False):
     """Replay the schedule file @sched; (Result, Outcome or None).
     @scenario and @expect stand in for the file's missing header lines."""
     cmd = [binary, "replay", sched] + list(args)
@@ -120,35 +141,172 @@ def replay(binary, sched, scenario=None, expect=None, args=()):
         cmd += ["--scenario", scenario]
     if expect:
         cmd += ["--expect", expect]
+    return _run(cmd, jail)
+
+
+def check(binary, sched, scenario=None):
+    """None if @binary reads schedule file @sched as well formed for its
+    scenario (or @scenario), else the binary's one-line message."""
+    cmd = [binary, "check", sched] + (["--scenario", scenario] if scenario else [])
     r = proc.run(cmd, limits.RACE_TIMEOUT)
-    return r, outcome(r.out)
+    if r.rc == 0:
+        return None
+    last = r.tail(1) or ["no output"]
+    if r.rc == 2 and len(r.tail(2)) == 1:
+        return last[0]
+    return "race check %s: %s: %s" % (escape(sched), r.status(), last[0])
 
 
-def header(sched, key):
-    """The value of the header line "KEY value" of schedule file @sched, or
-    None.  OSError if it cannot be read."""
-    with open(sched) as f:
-        for line in f:
-            if line.startswith(key + " "):
-                return line.split(None, 1)[1].strip()
-    return None
+class Target:
+    """What replays schedule file @sched.
+
+    lab, impl   the Lab (kit.layout) and the tree whose race binary runs it
+    binary      that binary
+    scenario    the scenario to pass to it, or None (the file names it)
+    expect      the verdict to pass to it, or None (the file's result line)
+    why         how the lab was found, for a note
+    """
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def args(self):
+        """--scenario/--expect for the binary's replay and check."""
+        return (["--scenario", self.scenario] if self.scenario else []) + \
+            (["--expect", self.expect] if self.expect else [])
 
 
-def rr_hint(binary, sched):
-    return "record under rr: bash tools/rr.sh record %s replay %s" % (binary, sched)
+def _first_words(data):
+    return {text.split()[0] for _, text in schedfile.lines(data) if text.split()}
+
+
+_NAMED = re.compile(r"^lab(\d+)-.*\.sched$")
+
+
+def _which_lab(sched, data, lab, labs, found):
+    """(number, why) of the lab @sched is for; SchedError if none."""
+    numbers = sorted(l.n for l in labs)
+    if lab not in (None, ""):
+        if not str(lab).isdigit() or int(lab) not in numbers:
+            raise SchedError("LAB=%s: expected the number of a lab (%s)"
+                             % (escape(str(lab)), ", ".join(map(str, numbers))))
+        return int(lab), "LAB=%s" % lab
+    if found:
+        return found.n, "it is in %s's folder" % found.folder
+    line = schedfile.lab_line(sched, data)
+    if line:
+        if line[1] not in numbers:
+            raise SchedError("%s:%d: expected the number of a lab of the kit (%s), "
+                             "got 'lab %d'" % (escape(sched), line[0],
+                                               ", ".join(map(str, numbers)), line[1]))
+        return line[1], "its line %d says lab %d" % line
+    m = _NAMED.match(os.path.basename(sched))
+    if m and int(m.group(1)) in numbers:
+        return int(m.group(1)), "its name says lab %s" % m.group(1)
+    raise SchedError("%s: cannot tell which lab it is for: it has no 'lab N' line "
+                     "and is in no lab's folder; give LAB=N" % escape(sched))
+
+
+def _folder(sched, labs):
+    """(lab number, tree) of the lab folder @sched is in (IMPL/labN-xxx/),
+    or (None, None): as kit.layout.find(), from the names alone."""
+    parts = os.path.normpath(sched).split(os.sep)
+    folders = {l.folder: l.n for l in labs}
+    for i, part in enumerate(parts[:-1]):
+        if part in folders:
+            return folders[part], os.sep.join(parts[:i]) or "."
+    return None, None
+
+
+def inspect(sched, lab, labs):
+    """The file-reading half of target(), run on nothing but the file and
+    @labs (every Lab): (lab number, tree or None, why, whether it has a
+    "scenario" line, a "result" line).  The tree is the one whose lab
+    folder holds @sched, if that is the lab's.  SchedError (one line) for a
+    file that cannot be read or names no lab."""
+    data = schedfile.read(sched)
+    in_n, in_impl = _folder(sched, labs)
+    found = next((l for l in labs if l.n == in_n), None) if lab in (None, "") else None
+    n, why = _which_lab(sched, data, lab, labs, found)
+    words = _first_words(data)
+    return n, in_impl if in_n == n else None, why, b"scenario" in words, b"result" in words
+
+
+def target(sched, lab=None, impl="labs", build=None):
+    """The Target that replays schedule file @sched, its binary built;
+    SchedError (one line) if the file cannot be read, names no lab, or
+    the lab's binary does not build."""
+    n, in_impl, why, has_scenario, has_result = inspect(
+        sched, lab, layout.labs(impl=impl, build=build))
+    impl = in_impl or impl
+    l = layout.lab(n, impl=impl, build=build)
+    if l.problem:
+        raise SchedError("lab %d: %s" % (n, l.problem))
+    if not l.bins["race"]:
+        raise SchedError("lab %d has no race scenarios to replay %s on" % (n, escape(sched)))
+    r = proc.make(["-s", l.bins["race"]], impl=impl, build=build)
+    if not r.ok:
+        raise SchedError("lab %d (IMPL=%s) does not build (%s): 'make race-%d IMPL=%s' "
+                         "shows why" % (n, escape(impl), r.status(), n, escape(impl)))
+    ex = l.exercise(os.path.basename(sched)) if in_impl else None
+    return Target(lab=l, impl=impl, binary=l.bins["race"], why=why,
+                  scenario=ex.scenario if ex and not has_scenario else None,
+                  expect=ex.verdict if ex and not has_result else None)
+
+
+def commands(t, sched, rr_ok):
+    """The lines that say how to replay, debug and record @sched (Target
+    @t): the rr line only where rr can record (@rr_ok)."""
+    extra = "" if t.impl == "labs" else " IMPL=%s" % shlex.quote(t.impl)
+    s = shlex.quote(sched)
+    lines = ["replay it:      make replay SCHED=%s%s" % (s, extra),
+             "walk it back:   make debug SCHED=%s%s   (gdb: goto-step K, step-back, "
+             "who-freed)" % (s, extra)]
+    if rr_ok:
+        lines.append("record it:      make rr-record-%d SCHED=%s%s" % (t.lab.n, s, extra))
+    return lines
 
 
 # --- grading ---------------------------------------------------------------------
 
+class Item:
+    """One graded scenario or exercise.
+
+    ok        it met its expectation
+    line      "PASS|FAIL name ...: why", one line
+    verdict   PASS, FAIL, CRASH, TIMEOUT, OOM, DEADLOCK or LIVELOCK
+    alone     the command that reruns it alone, outside the grader
+    """
+
+    def __init__(self, ok, line, verdict, alone):
+        self.ok, self.line, self.verdict, self.alone = ok, line, verdict, alone
+
+
+def _broken(r):
+    """The verdict of a run that wrote no result."""
+    if r.limit == "memory":
+        return "OOM"
+    if r.limit:
+        return "TIMEOUT"
+    return "CRASH" if r.signal else "FAIL"
+
+
+def _failed(o):
+    return o.got.upper() if o.got in ("deadlock", "livelock") else "FAIL"
+
+
 def grade_scenario(binary, sc):
-    """(ok, one line) for scenario @sc: it met its expectation."""
-    r, o = run(binary, sc.name)
+    """The Item of scenario @sc: it met its expectation."""
+    alone = "%s run %s" % (binary, sc.name)
+    r, o = run(binary, sc.name, jail=True)
     if o is None:
         last = r.tail(1) or ["no output"]
-        return False, "FAIL %s: no result (%s): %s" % (sc.name, r.status(), last[0])
+        return Item(False, "FAIL %s: no result (%s): %s" % (sc.name, r.status(), last[0]),
+                    _broken(r), alone)
     ok = r.rc == 0 and o.met
-    return ok, "%s %s (%s, got %s): %s" % ("PASS" if ok else "FAIL", sc.name,
-                                          o.expect, o.got, o.describe()[:160])
+    return Item(ok, "%s %s (%s, got %s): %s" % ("PASS" if ok else "FAIL", sc.name,
+                                                o.expect, o.got, o.describe()[:160]),
+                "PASS" if ok else _failed(o), alone)
 
 
 # A verdict about an access: "KIND: FUNCTION.OP on obj#N (cache, size,
@@ -176,26 +334,32 @@ def at_step(ex, verdict):
 
 
 def grade_exercise(binary, ex, impl_dir):
-    """(ok, one line) for exercise @ex: the student's schedule file in
-    @impl_dir replays to its verdict, at the step the manifest names."""
+    """The Item of exercise @ex: the student's schedule file in @impl_dir
+    replays to its verdict, at the step the manifest names (at_step)."""
     sched = os.path.join(impl_dir, ex.file)
+    alone = "%s replay %s --scenario %s --expect %s" % (binary, sched, ex.scenario, ex.verdict)
     if not os.path.exists(sched):
-        return False, "FAIL %s: %s does not exist" % (ex.file, sched)
-    r, o = replay(binary, sched, ex.scenario, ex.verdict)
+        return Item(False, "FAIL %s: %s does not exist" % (ex.file, sched), "FAIL", alone)
+    r, o = replay(binary, sched, ex.scenario, ex.verdict, jail=True)
     if o is None:
         last = r.tail(1) or ["no output"]
-        return False, "FAIL %s: %s" % (ex.file, last[0])
+        return Item(False, "FAIL %s: %s" % (ex.file, last[0]), _broken(r), alone)
     if o.met and at_step(ex, o.verdict):
-        return True, "PASS %s replays to: %s" % (ex.file, o.verdict[:160])
+        return Item(True, "PASS %s replays to: %s" % (ex.file, o.verdict[:160]), "PASS", alone)
     want = "%s at %s" % (ex.verdict, ex.at)
     if ex.access:
         want += " by %s %s" % ("an" if ex.access == "update" else "a", ex.access)
-    return False, ("FAIL %s must end in %s; it replays to: %s"
-                   % (ex.file, want, o.verdict[:160] or o.got))
+    return Item(False, "FAIL %s must end in %s; it replays to: %s"
+                % (ex.file, want, o.verdict[:160] or o.got), _failed(o), alone)
+
+
+def grade_items(binary, exercises=(), impl_dir=None):
+    """[Item]: every graded scenario of @binary, then each exercise.  Demo
+    scenarios are left out."""
+    items = [grade_scenario(binary, sc) for sc in scenarios(binary, jail=True) if sc.graded]
+    return items + [grade_exercise(binary, ex, impl_dir) for ex in exercises]
 
 
 def grade(binary, exercises=(), impl_dir=None):
-    """[(ok, line)]: every graded scenario of @binary, then each exercise.
-    Demo scenarios are left out."""
-    lines = [grade_scenario(binary, sc) for sc in scenarios(binary) if sc.graded]
-    return lines + [grade_exercise(binary, ex, impl_dir) for ex in exercises]
+    """[(ok, line)] of grade_items()."""
+    return [(i.ok, i.line) for i in grade_items(binary, exercises, impl_dir)]

@@ -1,0 +1,23 @@
+# labs/lab4-hashlock/lab.mk -- lab 4's manifest (docs/design.md, "The lab
+# manifest").  Lab 2's API on another back end: lab 2's refcount.h (its
+# folder is on the include path) and lab 2's tests, plus lab 4's own.
+lab.title     := refcount_t without cmpxchg: the spinlock hash
+lab.edit      := refcount.c
+lab.tests     := lab2 lab4
+lab.include   := lab2-refcount
+lab.cflags    := -DCONFIG_NO_CMPXCHG -DCONFIG_SMP
+
+# The student's refcount.c is built twice more, linked into every binary
+# with its names prefixed (tests/lab4/configs.h): on one CPU, and with 8
+# bucket locks.
+lab.configs   := up n8
+lab.config.up := -UCONFIG_SMP -DLAB4_CONFIG=up_ -include tests/lab4/config_names.h
+lab.config.n8 := -DREFCOUNT_HASH_SIZE=8 -DLAB4_CONFIG=n8_ \
+	-include tests/lab4/config_names.h
+
+# The pre-build check (docs/instructor.md): what refcount.c may define --
+# lab 2's API and the bucket locks -- beyond the kit's primitives.
+lab.api       := refcount_init refcount_read refcount_get refcount_get_rcu \
+	refcount_put refcount_dec refcount_put_and_lock __refcount_hash
+
+lab.points    := unit-plain=30 unit-asan=20 tsan=20 race=30
