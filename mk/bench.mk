@@ -2,8 +2,8 @@
 # up, side by side (tests/bench/, tools/bench.py, docs/bench.md).
 # Included by Makefile after mk/build.mk.
 #
-# Lab 5's code -- fdtable.c and fget.c of IMPL if IMPL is given on the
-# command line, else of solutions/, and the lab's given files -- is built
+# Lab 5's code -- fdtable.c and fget.c of the tree below, and the lab's
+# given files -- is built
 # five times, plain -O2, each time with something else under it:
 #   lockfree  as the lab builds it
 #   spinlock  -DCONFIG_FDTABLE_LOCKED: the 2.6.6 fget of fget_locked_given.c
@@ -19,7 +19,10 @@
 # fget, fput, ... and the students' own helpers cannot clash.  The driver
 # (bench_fdtable.c, bench_run.c) and common/ are linked once.
 
-BENCH_IMPL   := $(if $(filter command line,$(origin IMPL)),$(patsubst %/,%,$(IMPL)),solutions)
+# The tree: IMPL if given on the command line, else solutions/ (labs/ in a
+# students' tree, which has no solutions/).
+BENCH_DEFAULT := $(if $(wildcard solutions/$(LAB_5_folder)/.),solutions,labs)
+BENCH_IMPL   := $(if $(filter command line,$(origin IMPL)),$(patsubst %/,%,$(IMPL)),$(BENCH_DEFAULT))
 BENCH_DIR    := $(BUILD)/bench/fdtable/$(subst /,_,$(BENCH_IMPL))
 BENCH_BIN    := $(BENCH_DIR)/bench_fdtable
 BENCH_BUILDS := lockfree spinlock rwlock hashlock qsbr

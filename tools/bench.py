@@ -9,8 +9,9 @@ a figure when the table under test is wrong; this script runs it, shows
 its progress line, and makes of its runs (one CSV line each):
 
   * a table: lookups per second per variant and thread count, the median
-    of the runs with min and max, and the ratio of each median to the
-    spinlock's (the 2.6.6 lookup), measured in the same process;
+    of the runs with min and max, and the ratio to the spinlock (the 2.6.6
+    lookup): in each round the variant's rate over the spinlock's, measured
+    within a second of each other, and the median of those;
   * the seed's claim set against the tiobench-like ratios at 2 threads
     (the 2004 patch: +13% sequential, +21% random reads on a 4-way), and
     how far the patch is from fget_light and from the QSBR read side;
@@ -67,11 +68,12 @@ def legend(binary):
 
 
 class Point:
-    """One workload x variant x threads: its runs' lookups per second."""
+    """One workload x variant x threads: lookups per second in each round."""
 
-    def __init__(self, rates):
-        self.rates = sorted(rates)
-        self.median = statistics.median(rates)
+    def __init__(self, by_round):
+        self.by_round = by_round
+        self.rates = sorted(by_round.values())
+        self.median = statistics.median(self.rates)
         self.min, self.max = self.rates[0], self.rates[-1]
 
 
@@ -80,7 +82,7 @@ def points(runs):
     rates = {}
     for r in runs:
         key = (r["workload"], r["variant"], int(r["threads"]))
-        rates.setdefault(key, []).append(int(r["ops"]) / float(r["seconds"]))
+        rates.setdefault(key, {})[int(r["run"])] = int(r["ops"]) / float(r["seconds"])
     return {k: Point(v) for k, v in rates.items()}
 
 
@@ -91,9 +93,13 @@ def mops(x):
 
 
 def ratio(pts, w, v, t, base=BASELINE):
-    if (w, v, t) in pts and (w, base, t) in pts:
-        return pts[w, v, t].median / pts[w, base, t].median
-    return None
+    """The median over the rounds of @v's rate over @base's in the same
+    round: the two were measured within a second of each other, so a
+    machine whose load drifts between rounds moves both."""
+    if (w, v, t) not in pts or (w, base, t) not in pts:
+        return None
+    mine, theirs = pts[w, v, t].by_round, pts[w, base, t].by_round
+    return statistics.median(mine[r] / theirs[r] for r in mine if r in theirs)
 
 
 def print_tables(pts, variants, workloads, threads):
@@ -110,7 +116,8 @@ def print_tables(pts, variants, workloads, threads):
                                                           mops(p.max)) if p else "-"))
             print("%-11s %3d  %s" % (w, t, "".join(row).rstrip()))
     others = [v for v in variants if v != BASELINE]
-    print("\nRatio to %s (the 2.6.6 fget), measured in the same run:" % BASELINE)
+    print("\nRatio to %s (the 2.6.6 fget): the median over the rounds of the two "
+          "measured side by side" % BASELINE)
     print("%-11s %3s  %s" % ("workload", "thr", "".join("%9s" % v for v in others)))
     for w in workloads:
         for t in threads:

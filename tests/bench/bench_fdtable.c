@@ -18,7 +18,7 @@
  * slows them alike; each point is measured in every round.
  *
  *   default  threads 1, 2, 4, ... up to twice the cores (at most 16), and
- *            the number of cores; 5 rounds of 150 ms runs
+ *            the number of cores; 7 rounds of 100 ms runs
  *   quick    threads 1, 2 and the number of cores; 5 rounds of 30 ms
  *   smoke    threads 1 and 2, one round of 2000 lookups per reader, no
  *            timing, no CSV: every check, for make check
@@ -137,10 +137,26 @@ static __noreturn void usage(const char *why)
 	exit(2);
 }
 
+/* --threads 1,2,4: numbers from 1 to BENCH_MAX_THREADS. */
+static void parse_threads(struct options *o, const char *list)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long n = strtol(p, &end, 10);
+
+		if (end == p || n < 1 || n > BENCH_MAX_THREADS || (*end && *end != ','))
+			usage("--threads is a list of numbers from 1 to 16: 1,2,4");
+		add_threads(o, (int)n);
+		p = end + (*end == ',');
+	}
+}
+
 static void parse(struct options *o, int argc, char **argv)
 {
 	*o = (struct options){ .mode = "default", .impl = "solutions",
-			       .runs = 5, .ms = 150, .smoke_ops = 2000 };
+			       .runs = -1, .ms = -1, .smoke_ops = 2000 };
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -158,13 +174,14 @@ static void parse(struct options *o, int argc, char **argv)
 		else if (!strcmp(arg, "--variants"))
 			choose_variants(o, val);
 		else if (!strcmp(arg, "--threads"))
-			for (char *p = (char *)val; *p; p += strspn(p, ","))
-				add_threads(o, (int)strtol(p, &p, 10));
+			parse_threads(o, val);
 		else
 			usage("unknown option");
 	}
-	if (!strcmp(o->mode, "quick") && o->ms == 150)
-		o->ms = 30;
+	if (o->runs < 0)
+		o->runs = !strcmp(o->mode, "quick") ? 5 : 7;
+	if (o->ms < 0)
+		o->ms = !strcmp(o->mode, "quick") ? 30 : 100;
 	if (!strcmp(o->mode, "smoke")) {
 		o->runs = 1;
 		o->nr_threads = 0;
