@@ -26,6 +26,12 @@
 #   make bench-race           reproducer figures (a benchmark, not a test)
 #   make bench-lab4 [IMPL=]   lab 4's hashed-lock refcount_t against lab 2's
 #                             cmpxchg one: ratios (IMPL: default solutions)
+#   make bench [IMPL=] [BENCH=quick|smoke] [THREADS=1,2,4]
+#                [BENCH_VARIANTS=spinlock,lockfree,...]
+#                             lab 5's lock-free fget against the locked one
+#                             and the others, side by side: table, ratios,
+#                             build/bench/*.csv, plots (IMPL: default
+#                             solutions; docs/bench.md)
 #   make rr-probe             can rr record on this machine? (rr is optional)
 #   make rr-record-N [SCHED=] record lab N's failing schedule under rr
 #   make rr-replay-N          rr replay of it, walked back to the write that
@@ -48,11 +54,12 @@ PYTHON  ?= python3
 include mk/labs.mk
 include mk/build.mk
 include mk/bench-lab4.mk
+include mk/bench.mk
 
 DEPS_CHECK := $(call DEPS_OK,check)
 
 RR_KINDS := record replay chaos
-.PHONY: help deps demo check clean bench-race bench-lab4 rr-probe replay debug flaky \
+.PHONY: help deps demo check clean bench-race bench-lab4 bench rr-probe replay debug flaky \
 	grade grade-all dist-student gradescope-zip classroom-workflow \
 	$(addprefix lab-,$(LABS)) $(addprefix grade-,$(LABS)) $(addprefix race-,$(LABS)) \
 	$(foreach k,$(RR_KINDS),$(addprefix rr-$(k)-,$(LABS)))
@@ -132,6 +139,11 @@ bench-race: | $(DEPS_BUILD)
 
 bench-lab4: $(BENCH4_BIN)
 	@$(BENCH4_BIN)
+
+bench: $(BENCH_OK)
+	@$(PYTHON) tools/bench.py --bin $(BENCH_BIN) --impl $(BENCH_IMPL) \
+		--mode $(or $(BENCH),default) --out $(BUILD)/bench $(if $(THREADS),--threads $(THREADS)) \
+		$(if $(BENCH_VARIANTS),--variants $(BENCH_VARIANTS))
 
 rr-probe:
 	@$(PYTHON) tools/rr.py probe

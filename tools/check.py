@@ -404,6 +404,35 @@ def contracts_rows():
             Row("docs: contracts.md lists the mapping", doc)]
 
 
+def bench_rows():
+    """make bench's smoke test (BENCH=smoke: every variant and workload,
+    tiny, no timing; tests/bench/): every answer checked, on the solutions;
+    and a known-wrong table refused (a benchmark of it would be worthless).
+    No row looks at a figure."""
+    def smoke(impl):
+        failed = built(["bench-bin"], impl=impl)
+        return failed, None if failed else proc.make(["bench"], impl=impl, build=BUILD,
+                                                     extra=["BENCH=smoke"])
+
+    def solutions():
+        failed, r = smoke("solutions")
+        return failed or (r.ok, r.status() + ", " + (r.tail(1) or [""])[0], r.tail(10))
+
+    def refused(name):
+        def check():
+            m = [m for m in mutants.catalogue("lab5-fdtable") if m.name == name][0]
+            failed, r = smoke(mutants.tree(m, BUILD))
+            if failed:
+                return failed
+            ok = r.rc not in (0, None) and not r.timed_out
+            why = [l for l in r.tail(6) if "thread(s):" in l] or r.tail(1) or [""]
+            return ok, ("refused: " if ok else "NOT REFUSED: ") + why[0], r.tail(6)
+        return check
+    return [Row("bench: smoke on the solutions, every answer checked", solutions),
+            Row("bench: smoke refuses a known-wrong table (close-never-puts)",
+                refused("close-never-puts"))]
+
+
 # The table.  Append functions returning rows here.
 SUITES = [
     common_rows,
@@ -414,6 +443,7 @@ SUITES = [
     kit_rows,
     contracts_rows,
     lab_rows,
+    bench_rows,
     grader_rows,
     error_rows,
     limits_rows,

@@ -14,7 +14,8 @@
 # Groups: build (make lab-N, race-N, demo), check (make check: also gcc and
 # patch, gdb: make check walks a race back under gdb), optional (rr: only
 # the rr targets want it; bwrap: without it the grader's sandbox keeps its
-# limits but not its walls, and says so).
+# limits but not its walls, and says so; gnuplot: make bench's plots,
+# without it make bench says so in one line and writes its CSV).
 # Environment: CC (default clang), PYTHON (default python3).
 set -uo pipefail
 
@@ -45,6 +46,7 @@ REQS=(
 	"check|gdb, for make debug (and make check, which tests it)|program gdb|gdb"
 	"optional|rr, to record a replay where the CPU allows|program rr|rr"
 	"optional|bwrap, the walls of the grader's sandbox|program bwrap|bubblewrap"
+	"optional|gnuplot, the plots of make bench|program gnuplot|gnuplot-nox"
 )
 
 have_program() { command -v "$1" >/dev/null 2>&1; }
@@ -154,7 +156,7 @@ install)
 	if ((${#want[@]})); then
 		echo "deps: installing ${want[*]} (optional)"
 		apt-get install -y -q --no-install-recommends --no-upgrade "${want[@]}" ||
-			echo "deps: ${want[*]} could not be installed: only the rr targets and the grader's sandbox walls need them" >&2
+			echo "deps: ${want[*]} could not be installed: only the rr targets, the grader's sandbox walls and make bench's plots need them" >&2
 	fi
 	line=$(missing_reqs check | explain)
 	[[ -z $line ]] || { echo "deps: still $line" >&2; exit 1; }
