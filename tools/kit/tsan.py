@@ -7,7 +7,10 @@
 Each run of a case is jailed (kit.sandbox) with TSAN_OPTIONS=exitcode=66
 halt_on_error=1 log_path=LOG, LOG an unguessable path in the jail's drop:
 ThreadSanitizer writes its reports to LOG.<pid>, not to the output the code
-under test shares.  The verdict of a run, from that file, the kit's
+under test shares.  And atexit_sleep_ms=0: TSan's default second of sleep
+at exit, for threads still running then, finds nothing in a case (its
+threads are joined, its callbacks flushed, before it returns) and would be
+most of a clean run while liburcu's call_rcu thread is alive.  The verdict of a run, from that file, the kit's
 evidence (common/evidence.h) and the exit status -- never from the output:
 
   race      TSan's log holds a report ("WARNING: ThreadSanitizer: ..."), or
@@ -62,7 +65,7 @@ def cases(prog):
 
 def env(log, evidence):
     e = proc.clean_env(KIT_EVIDENCE=evidence)
-    opts = e.get("TSAN_OPTIONS", "")
+    opts = "atexit_sleep_ms=0 " + e.get("TSAN_OPTIONS", "")
     e["TSAN_OPTIONS"] = (opts + " exitcode=%d halt_on_error=1 log_path=%s"
                          % (TSAN_EXIT, log)).strip()
     return e
