@@ -211,7 +211,14 @@ def _targets(lab, name):
 
 def refused(lab, only=None):
     """[Part] all REFUSED if the pre-build check refuses tree lab.impl, or
-    all FAIL if its files do not compile; None if it is accepted."""
+    all FAIL if its files do not compile; None if it is accepted.  What
+    the files include is checked before they are first compiled."""
+    try:
+        lines = precheck.includes(lab)
+    except precheck.PrecheckError as e:
+        return _every(lab, only, FAIL, "the pre-build check could not run: %s" % e)
+    if lines:
+        return _refusal(lab, only, lines)
     r = lab.make(["objs-lab-%d" % lab.n])
     if not r.ok:
         return _every(lab, only, FAIL, "does not build: %s" % _first_error(r),
@@ -224,6 +231,10 @@ def refused(lab, only=None):
         return _every(lab, only, FAIL, "the pre-build check could not run: %s" % e)
     if not lines:
         return None
+    return _refusal(lab, only, lines)
+
+
+def _refusal(lab, only, lines):
     return _every(lab, only, REFUSED, "refused before it ran: " + lines[0].split(": ", 1)[-1][:100],
                   lines + ["    alone: python3 tools/grade.py --lab %d --impl %s --precheck"
                            % (lab.n, lab.impl)],

@@ -8,6 +8,15 @@ the sources (lab.edit) and at their plain objects, compiled but never run
 (nm, readelf), and returns one line per refusal, naming the file, the line
 where it can, and the symbol or macro:
 
+  includes  every file the preprocessor reads for a student's file (the
+            compiler's own list, -M, for each variant's flags: not the
+            text, which a macro can spell) is the lab's own header, a
+            header of common/, one of the tree's own edited files, or the
+            C library's (the compiler's <...> search path): not a .c file
+            of the kit, not solutions/,
+            not tests/, not another lab, not any other file.  It runs
+            before the first compile (includes()), so that no compiler
+            message ever quotes a file the student may not read
   sources   no reference to a macro whose definition differs between the
             build variants (CONFIG_RACE_HARNESS, the sanitizers' macros and
             __has_feature, and every macro the kit's headers define only in
@@ -26,6 +35,7 @@ under the tests of one variant and another way under the others.
 import os
 import re
 import subprocess
+import tempfile
 
 from . import ROOT, proc
 
@@ -126,6 +136,92 @@ def variant_macros(lab, sources):
         defs.append(d)
     names = set().union(*defs) if defs else set()
     return {n for n in names if len({d.get(n) for d in defs}) > 1}
+
+
+_SYSTEM_DIRS = {}
+
+
+def system_dirs(cc):
+    """The folders compiler @cc searches for <...> headers (its -E -v
+    list), as real paths."""
+    if cc not in _SYSTEM_DIRS:
+        r = proc.run([cc, "-E", "-v", "-x", "c", os.devnull], 60)
+        dirs, inside = [], False
+        for line in r.out.splitlines():
+            if line.startswith("#include <...> search starts here"):
+                inside = True
+            elif line.startswith("End of search list"):
+                inside = False
+            elif inside and line.startswith(" "):
+                dirs.append(os.path.realpath(line.strip().split(" (")[0]))
+        if not dirs:
+            raise PrecheckError("%s -E -v printed no include search path" % cc)
+        _SYSTEM_DIRS[cc] = dirs
+    return _SYSTEM_DIRS[cc]
+
+
+def _under(path, folder):
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _dependencies(out):
+    """The files of a make rule as `cc -M` prints it."""
+    text = out.replace("\\\n", " ")
+    text = text.split(":", 1)[1] if ":" in text else ""
+    return [w.replace("\\ ", " ") for w in re.findall(r"(?:\\ |\S)+", text)]
+
+
+def _allowed_folders(lab):
+    folders = [os.path.join(ROOT, "common"), os.path.join(ROOT, lab.dir)]
+    folders += [os.path.join(ROOT, "labs", f) for f in lab.include]
+    return [os.path.realpath(f) for f in folders]
+
+
+def _own_error(out, src):
+    """The first error the compiler gave on a line of @src itself (the
+    student's own text), without the path; else a line that quotes
+    nothing."""
+    for line in out.splitlines():
+        if line.startswith(src + ":") and "error" in line:
+            return os.path.basename(src) + line[len(src):][:200]
+    return "an #include of a file that does not exist, or an #error"
+
+
+def includes(lab):
+    """Refusals of the files tree lab.impl's sources of @lab include: one
+    line per source and file outside what the lab allows (module doc).
+    Nothing of what the compiler says is shown: only the student's own
+    spelling of a path they may not include."""
+    sources = [os.path.join(lab.impl_dir, f) for f in lab.edit if f.endswith((".c", ".h"))]
+    own = {os.path.realpath(os.path.join(ROOT, s)) for s in sources}
+    folders = _allowed_folders(lab)
+    found = []
+    for variant, cmd in sorted(lab.compile.items()):
+        flags = [w for w in cmd.split() if w not in ("-MMD", "-MP")]
+        system = system_dirs(flags[0])
+        for src in sources:
+            if not src.endswith(".c"):
+                continue
+            rel = os.path.relpath(os.path.join(ROOT, src), ROOT)
+            with tempfile.TemporaryDirectory() as tmp:
+                deps = os.path.join(tmp, "deps")
+                r = proc.run(flags + ["-M", "-MF", deps, "-w", "-o", os.devnull,
+                                      os.path.join(ROOT, src)], 60, cwd=ROOT)
+                rule = open(deps).read() if os.path.exists(deps) else ""
+            if r.rc != 0:
+                found.append("%s: the preprocessor stops on it: %s" % (rel, _own_error(
+                    r.out, os.path.join(ROOT, src))))
+                continue
+            for dep in _dependencies(rule)[1:]:
+                real = os.path.realpath(os.path.join(ROOT, dep))
+                header = real.endswith(".h") and any(_under(real, f) for f in folders)
+                if real in own or header or any(_under(real, f) for f in system):
+                    continue
+                shown = os.path.relpath(real, ROOT) if _under(real, ROOT) else dep
+                found.append("%s: includes %s, which a file of this lab may not include "
+                             "(only the lab's headers, common/'s and the C library's)"
+                             % (rel, shown))
+    return sorted(set(found), key=found.index)
 
 
 def _tool(cmd):
