@@ -16,7 +16,7 @@ $(LITMUS_BIN): $(call common_objs,race,$(LITMUS_SRC) $(COMMON_SRC) $(RACE_SRC))
 # make litmus FILE=x.litmus [SHOW=1] | DIR=d: one test (SHOW=1: and the
 # timeline of an execution that reaches its condition), or every *.litmus
 # under d.
-.PHONY: litmus litmus-bin litmus-selftest
+.PHONY: litmus litmus-bin
 litmus-bin: $(LITMUS_BIN)
 
 litmus: $(LITMUS_BIN)
@@ -24,8 +24,11 @@ litmus: $(LITMUS_BIN)
 		$(if $(FILE),$(call shq,$(FILE))) \
 		$(if $(DIR),$(call shq,$(DIR))) $(if $(FILE)$(DIR),,--usage)
 
-# The kit's own litmus files against the LKMM's answers, and the fuzzed
-# files (make check runs both through tools/check.py).
-litmus-selftest: $(LITMUS_BIN)
+# The kit's own litmus files against the LKMM's answers, and fuzzed files
+# (make check runs both through tools/check.py).
+.PHONY: litmus-check litmus-fuzz
+litmus-check: $(LITMUS_BIN)
 	@$(PYTHON) tests/litmus/test_front_end.py --bin $(LITMUS_BIN)
+
+litmus-fuzz: $(LITMUS_BIN)
 	@$(PYTHON) tests/litmus/fuzz_litmus.py --bin $(LITMUS_BIN)

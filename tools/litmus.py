@@ -87,7 +87,7 @@ class Answer:
     def agrees(self):
         """True, False, or None (the file states no answer)."""
         want = self.test.result
-        if want is None:
+        if want not in litmus_parse.RESULTS:
             return None
         if want.upper() == "DEADLOCK":       # every execution the filter keeps blocks
             return not self.kept
@@ -235,8 +235,11 @@ def print_answer(test, a):
     print("Observation %s %s %d %d" % (test.name, a.observation, a.positive, a.negative))
     print("Time %s %.2f" % (test.name, a.ms / 1e3))
     agrees = a.agrees()
-    if agrees is None:
+    if test.result is None:
         print("Result: none stated in the file")
+    elif agrees is None:
+        print("Result: %s (the file's, line %d): not one of %s, not compared"
+              % (test.result, test.result_line, ", ".join(litmus_parse.RESULTS)))
     else:
         print("Result: %s (the file's, line %d): %s" % (
             test.result, test.result_line, "agrees" if agrees else
@@ -275,7 +278,7 @@ def files_under(d):
 
 def many(paths, binary, timeout):
     """One line per test, the summary; the exit status."""
-    counts = {"agree": 0, "disagree": 0, "unsupported": 0}
+    counts = {"agree": 0, "disagree": 0, "unsupported": 0, "no-result": 0}
     malformed, slowest = 0, None
     for path in paths:
         t0 = time.time()
@@ -287,16 +290,18 @@ def many(paths, binary, timeout):
             print("%-11s %s" % ("malformed" if r.malformed else "unsupported", r.message))
             continue
         agrees = a.agrees()
-        word = "agree" if agrees is not False else "disagree"
+        word = {True: "agree", False: "disagree", None: "no-result"}[agrees]
         counts[word] += 1
         if slowest is None or a.ms > slowest[1]:
             slowest = (test.name, a.ms)
         print("%-11s %-58s Result: %-9s model: %-9s %5d executions %8.1f ms (%.1f s wall)"
               % (word, test.name, test.result or "-", a.observation, a.executions, a.ms,
                  time.time() - t0))
-    print("%d agree, %d disagree, %d unsupported%s" % (
+    print("%d agree, %d disagree, %d unsupported%s%s" % (
         counts["agree"], counts["disagree"], counts["unsupported"],
-        " (%d malformed)" % malformed if malformed else ""))
+        " (%d malformed)" % malformed if malformed else "",
+        ", %d without a Result: to compare" % counts["no-result"]
+        if counts["no-result"] else ""))
     if slowest:
         print("longest exploration: %s, %.1f ms" % slowest)
     return 1 if counts["disagree"] or malformed else 0

@@ -34,6 +34,9 @@ MAX_PROCS = 4           # RACE_MAX_THREADS of common/race/scenario.h
 MAX_REGS = 32           # per process: LITMUS_MAX_REGS of common/litmus/litmus.h
 MAX_VARS = 32           # LITMUS_MAX_VARS
 MAX_BOUND = 15          # dfs raises its bound to at most RACE_MAX_BOUNDS - 1
+MAX_DEPTH = 40          # nesting of statements and expressions (the IR's is 64)
+MAX_VALUE = 1 << 31     # numbers are the kernel's int
+RESULTS = ("Never", "Sometimes", "Always", "DEADLOCK")
 
 
 class LitmusError(Exception):
@@ -359,6 +362,13 @@ def sexp(node):
     return str(node)
 
 
+def depth(node):
+    """How deep the s-expression of @node nests."""
+    if not isinstance(node, (list, tuple)):
+        return 0
+    return 1 + max([depth(x) for x in node] or [0])
+
+
 def points(stmt):
     """The most scheduling points a statement makes along one path."""
     kind = stmt[0]
@@ -383,9 +393,33 @@ def points(stmt):
 
 # --- the parser ----------------------------------------------------------------------
 
+def to_int(tok):
+    """The value of a number token, as C reads it (0x.. hex, 0.. octal)."""
+    t = tok.text
+    try:
+        v = int(t, 16) if t[:2].lower() == "0x" else int(t, 8) if len(t) > 1 and \
+            t[0] == "0" else int(t)
+    except ValueError:
+        raise LitmusError(tok.line, "%s is no number" % t)
+    if v >= MAX_VALUE:
+        raise unsupported(tok.line, "the number %s (values are ints here)" % t)
+    return v
+
+
 class Parser:
     def __init__(self, toks, test):
         self.toks, self.i, self.test = toks, 0, test
+        self.depth = 0
+
+    def nest(self, line):
+        """One level deeper into a statement, expression or proposition."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise unsupported(line, "nesting deeper than %d" % MAX_DEPTH)
+
+    def unnest(self, value):
+        self.depth -= 1
+        return value
 
     # -- tokens
     def peek(self, k=0):
@@ -422,7 +456,7 @@ class Parser:
         if t.kind != "num":
             raise LitmusError(t.line, "expected %s, got %s" % (what, shown(t)))
         self.next()
-        return sign * int(t.text, 0)
+        return sign * to_int(t)
 
     # -- the initial state
     def init_block(self):
@@ -477,12 +511,19 @@ class Parser:
 
     def reg_init(self):
         t = self.next()
-        number = int(t.text.lstrip("P"), 0)
+        number = self.proc_number(t)
         self.expect(":")
         name = self.ident("a register")
         self.expect("=")
         value = self.init_value()
         self.test.pending_regs.append((t.line, number, name.text, value))
+
+    def proc_number(self, t):
+        """The process number of "N:" or "PN:"."""
+        text = t.text[1:] if t.text.startswith("P") else t.text
+        if not text.isdigit() or int(text) >= MAX_PROCS:
+            raise LitmusError(t.line, "%s: no such process" % t.text)
+        return int(text)
 
     def type_words(self):
         words, t = [], self.peek()
@@ -563,6 +604,7 @@ class Parser:
 
     # -- statements
     def block(self):
+        self.nest(self.peek().line)
         self.expect("{", "to open a block")
         stmts = ["seq"]
         while not self.at("}"):
@@ -572,7 +614,7 @@ class Parser:
             if s is not None:
                 stmts.append(s)
         self.next()
-        return stmts
+        return self.unnest(stmts)
 
     def statement(self):
         t = self.peek()
@@ -603,8 +645,9 @@ class Parser:
         return s
 
     def substatement(self):
+        self.nest(self.peek().line)
         s = self.statement()
-        return s if s is not None else ["seq"]
+        return self.unnest(s if s is not None else ["seq"])
 
     def decl(self):
         line = self.peek().line
@@ -693,6 +736,10 @@ class Parser:
         return left
 
     def unary(self):
+        self.nest(self.peek().line)
+        return self.unnest(self.unary_())
+
+    def unary_(self):
         t = self.peek()
         if self.at("(") and self.peek(1).kind == "id" and self.peek(1).text in TYPE_WORDS:
             self.next()                     # a cast: values are untyped here
@@ -729,11 +776,12 @@ class Parser:
     def primary(self):
         t = self.next()
         if t.kind == "num":
-            return ["int", int(t.text, 0)]
+            return ["int", to_int(t)]
         if t.kind == "op" and t.text == "(":
+            self.nest(t.line)
             e = self.expr()
             self.expect(")", "to close a parenthesis")
-            return e
+            return self.unnest(e)
         if t.kind != "id":
             raise LitmusError(t.line, "expected an expression, got %s" % shown(t))
         if self.at("("):
@@ -857,7 +905,10 @@ class Parser:
         return left
 
     def atom(self):
-        t = self.peek()
+        self.nest(self.peek().line)
+        return self.unnest(self.atom_())
+
+    def atom_(self):
         if self.at("~") or self.at("not"):
             self.next()
             return ("not", self.atom())
@@ -888,7 +939,7 @@ class Parser:
         if t.kind == "num" or (t.kind == "id" and re.match(r"P[0-9]+$", t.text) and
                                self.at(":", 1)):
             self.next()
-            number = int(t.text.lstrip("P"), 0)
+            number = self.proc_number(t)
             self.expect(":")
             name = self.ident("a register")
             if number >= len(self.test.procs):
@@ -998,6 +1049,10 @@ def parse(text, path="<litmus>"):
         p.proc = test.procs[number]
         test.procs[number].reg_init[p.reg(name, line)] = value
     p.tail()
+    for proc in test.procs:
+        if depth(proc.body) > 60:
+            raise unsupported(proc.line, "P%d nests deeper than the interpreter reads"
+                              % proc.number)
     fences_in_place(test)
     if test.bound() > MAX_BOUND:
         raise unsupported(test.procs[0].line, "up to %d preemptions to see every execution; "
