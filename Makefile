@@ -20,6 +20,10 @@
 #   make debug  SCHED=file [STEP=k]
 #                             the replay under gdb, stopped at its verdict (or
 #                             step k): goto-step, step-back, who-freed
+#   make litmus FILE=x.litmus | DIR=d
+#                             run a kernel-style C litmus test (or every
+#                             *.litmus under d) under the reproducer's weak
+#                             memory model: herd7's shape of answer
 #   make check                the kit's own suite (what CI runs)
 #   make flaky LAB=N [RUNS=200] [JOBS=1] [IMPL=solutions]
 #                             grade a tree RUNS times, count the failures
@@ -55,11 +59,12 @@ include mk/labs.mk
 include mk/build.mk
 include mk/bench-lab4.mk
 include mk/bench.mk
+include mk/litmus.mk
 
 DEPS_CHECK := $(call DEPS_OK,check)
 
 RR_KINDS := record replay chaos
-.PHONY: help deps demo check clean bench-race bench-lab4 bench rr-probe replay debug flaky \
+.PHONY: help deps demo check clean litmus bench-race bench-lab4 bench rr-probe replay debug flaky \
 	grade grade-all dist-student gradescope-zip classroom-workflow \
 	$(addprefix lab-,$(LABS)) $(addprefix grade-,$(LABS)) $(addprefix race-,$(LABS)) \
 	$(foreach k,$(RR_KINDS),$(addprefix rr-$(k)-,$(LABS)))

@@ -124,6 +124,20 @@ def race_rows():
             Row("race reproducer: litmus tests, the kernel's answers", target("race-litmus"))]
 
 
+def litmus_rows():
+    """The C-litmus front end (make litmus): the kit's own litmus files
+    against the LKMM's answers (tests/litmus/test_front_end.py), and broken
+    and mutated files (tests/litmus/fuzz_litmus.py)."""
+    def target(name):
+        def check():
+            r = proc.make([name], build=BUILD, jobs=2)
+            return r.ok, r.status(), r.tail(25)
+        return check
+    return [Row("litmus front end: the kit's *.litmus, the LKMM's answers",
+                target("litmus-check")),
+            Row("litmus front end: fuzzed files, FILE:LINE each", target("litmus-fuzz"))]
+
+
 def lab1_race_bin():
     """Lab 1's race binary, of the solutions: (path, None) or (None, failure)."""
     path = layout.lab(1, impl="solutions", build=BUILD).bins["race"]
@@ -439,6 +453,7 @@ SUITES = [
     tsan_proof_rows,
     no_cmpxchg_rows,
     race_rows,
+    litmus_rows,
     debug_rows,
     kit_rows,
     contracts_rows,

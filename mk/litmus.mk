@@ -1,0 +1,34 @@
+# mk/litmus.mk -- the C-litmus front end of the race reproducer (make litmus).
+# Included by Makefile, after mk/build.mk.
+#
+# common/litmus/ is an interpreter of the kernel's litmus tests, built as a
+# race binary of its own (with common/race/, like a lab's), and
+# tools/litmus.py reads the litmus files, runs them with it and prints
+# herd7's shape of answer.
+
+LITMUS_SRC := $(wildcard common/litmus/*.c)
+LITMUS_BIN := $(B)/race/litmus-fe/race
+
+$(LITMUS_BIN): $(call common_objs,race,$(LITMUS_SRC) $(COMMON_SRC) $(RACE_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
+
+# make litmus FILE=x.litmus [SHOW=1] | DIR=d: one test (SHOW=1: and the
+# timeline of an execution that reaches its condition), or every *.litmus
+# under d.
+.PHONY: litmus litmus-bin
+litmus-bin: $(LITMUS_BIN)
+
+litmus: $(LITMUS_BIN)
+	@$(PYTHON) tools/litmus.py --bin $(LITMUS_BIN) $(if $(SHOW),--show) \
+		$(if $(FILE),$(call shq,$(FILE))) \
+		$(if $(DIR),$(call shq,$(DIR))) $(if $(FILE)$(DIR),,--usage)
+
+# The kit's own litmus files against the LKMM's answers, and fuzzed files
+# (make check runs both through tools/check.py).
+.PHONY: litmus-check litmus-fuzz
+litmus-check: $(LITMUS_BIN)
+	@$(PYTHON) tests/litmus/test_front_end.py --bin $(LITMUS_BIN)
+
+litmus-fuzz: $(LITMUS_BIN)
+	@$(PYTHON) tests/litmus/fuzz_litmus.py --bin $(LITMUS_BIN)
