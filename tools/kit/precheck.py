@@ -11,7 +11,8 @@ where it can, and the symbol or macro:
   includes  every file the preprocessor reads for a student's file (the
             compiler's own list, -M, for each variant's flags: not the
             text, which a macro can spell) is the lab's own header, a
-            header of common/, one of the tree's own edited files, or the
+            header of common/, one of the tree's own edited files, a copy
+            of one of the lab's headers identical to the kit's, or the
             C library's (the compiler's <...> search path): not a .c file
             of the kit, not solutions/,
             not tests/, not another lab, not any other file.  It runs
@@ -177,6 +178,24 @@ def _allowed_folders(lab):
     return [os.path.realpath(f) for f in folders]
 
 
+def _kit_copy(path, folders):
+    """True if @path is a header that is, byte for byte, the one of that
+    name in one of the lab's @folders: a tree copied whole from labs/ (a
+    student's clone, a fixture) holds the kit's headers beside the files
+    the student edits, and the compiler reads them there first."""
+    if not path.endswith(".h"):
+        return False
+    try:
+        mine = open(path, "rb").read()
+    except OSError:
+        return False
+    for folder in folders:
+        kit = os.path.join(folder, os.path.basename(path))
+        if os.path.isfile(kit) and open(kit, "rb").read() == mine:
+            return True
+    return False
+
+
 def _own_error(out, src):
     """The first error the compiler gave on a line of @src itself (the
     student's own text), without the path; else a line that quotes
@@ -216,6 +235,8 @@ def includes(lab):
                 real = os.path.realpath(os.path.join(ROOT, dep))
                 header = real.endswith(".h") and any(_under(real, f) for f in folders)
                 if real in own or header or any(_under(real, f) for f in system):
+                    continue
+                if _kit_copy(real, folders):
                     continue
                 shown = os.path.relpath(real, ROOT) if _under(real, ROOT) else dep
                 found.append("%s: includes %s, which a file of this lab may not include "
