@@ -41,6 +41,10 @@
 #   make rr-replay-N          rr replay of it, walked back to the write that
 #                             freed the object (gdb, reverse-continue)
 #   make rr-chaos-N           rr's chaos mode on lab N's stress program
+#   make hw-bundle            rr, Criterion and liburcu packed to travel to a
+#                             machine that lacks them (build/hw/bundle)
+#   make hw-run               on that machine: the probe, make bench at 1-16
+#                             threads, each lab's race under rr (tools/hw/)
 #   make print-labs           the labs' manifests, as JSON (print-lab N=1: one)
 #   make clean
 #
@@ -65,6 +69,7 @@ DEPS_CHECK := $(call DEPS_OK,check)
 
 RR_KINDS := record replay chaos
 .PHONY: help deps demo check clean litmus bench-race bench-lab4 bench rr-probe replay debug flaky \
+	hw-bundle hw-run \
 	grade grade-all dist-student gradescope-zip classroom-workflow \
 	$(addprefix lab-,$(LABS)) $(addprefix grade-,$(LABS)) $(addprefix race-,$(LABS)) \
 	$(foreach k,$(RR_KINDS),$(addprefix rr-$(k)-,$(LABS)))
@@ -149,6 +154,12 @@ bench: $(BENCH_OK)
 	@$(PYTHON) tools/bench.py --bin $(BENCH_BIN) --impl $(BENCH_IMPL) \
 		--mode $(or $(BENCH),default) --out $(BUILD)/bench $(if $(THREADS),--threads $(THREADS)) \
 		$(if $(BENCH_VARIANTS),--variants $(BENCH_VARIANTS))
+
+hw-bundle:
+	@$(PYTHON) tools/hw/bundle.py --dest $(BUILD)/hw/bundle
+
+hw-run:
+	@bash tools/hw/device_run.sh $(BUILD)/hw/bundle
 
 rr-probe:
 	@$(PYTHON) tools/rr.py probe

@@ -20,11 +20,12 @@ its progress line, and makes of its runs (one CSV line each):
     threads, one line per variant, a panel per workload).
 
     bench.py --bin BIN --impl TREE [--mode default|quick|smoke]
-             [--out DIR] [--threads 1,2,4] [--variants a,b] [--replot]
+             [--out DIR] [--threads 1,2,4] [--variants a,b] [--replot [--cores N]]
 
 --mode smoke runs the program's smoke test (every check, no timing) and
 passes its exit status on; --replot makes the table, CSV and plots again
-from OUT/fdtable-runs.csv, without a run.  Standard library only.
+from OUT/fdtable-runs.csv, without a run (--cores N: the runs were made on
+a machine of N cores, for the plot's title).  Standard library only.
 """
 import argparse
 import csv
@@ -131,11 +132,11 @@ def verdict(r, target):
                           else "short of %.2f" % target)
 
 
-def print_claim(pts, threads):
+def print_claim(pts, threads, cores):
     """The seed's claim against the tiobench-like ratios at 2 threads (and
-    at 4, a 4-way's, where the machine has 4 cores)."""
+    at 4, a 4-way's, where the machine has 4 @cores)."""
     print()
-    for t in [t for t in threads if t == TARGET_THREADS or (t == 4 and (os.cpu_count() or 1) >= 4)]:
+    for t in [t for t in threads if t == TARGET_THREADS or (t == 4 and cores >= 4)]:
         got = {w: ratio(pts, w, PATCH, t) for w in SEED}
         if None in got.values():
             continue
@@ -254,10 +255,13 @@ def main():
     ap.add_argument("--variants", default="")
     ap.add_argument("--replot", action="store_true",
                     help="no runs: the table and plots again from OUT/fdtable-runs.csv")
+    ap.add_argument("--cores", type=int, default=os.cpu_count() or 1,
+                    help="the cores of the machine the runs were made on (the plot's "
+                         "title; with --replot, runs made elsewhere)")
     args = ap.parse_args()
 
     variants, workloads = legend(args.bin)
-    cores = os.cpu_count() or 1
+    cores = args.cores
     if args.mode != "smoke" and not args.replot:
         print("make bench: lab 5's fd table (%s/lab5-fdtable), %d cores, mode %s; every "
               "variant in one process, taking turns" % (args.impl, cores, args.mode), flush=True)
@@ -279,7 +283,7 @@ def main():
         print("  %-11s %s" % (w, what))
     print()
     print_tables(pts, list(variants), list(workloads), threads)
-    print_claim(pts, threads)
+    print_claim(pts, threads, cores)
     write_csv(args.out, runs, pts, list(variants), list(workloads), threads)
     title = "make bench: lab 5 fd table (%s), %d cores, median of %d runs, bars min-max" % (
         args.impl, cores, nruns)

@@ -179,7 +179,17 @@ def debug_rows():
             Row("rr: record the lab 1 race, walk it back to the free",
                 rr_check(True, "RrRecords"), show=True),
             Row("rr: where rr cannot record, every rr target says why",
-                rr_check(False, "RrCannot"))]
+                rr_check(False, "RrCannot")),
+            Row("tools/hw: the bundle, and the device script up to rr's answer",
+                hw_check)]
+
+
+def hw_check():
+    """tests/hw/test_hw.py: tools/hw/'s bundle and device script, run here
+    (issue 23: what the lent machine runs is tested first where rr refuses)."""
+    r = proc.run([sys.executable, os.path.join(ROOT, "tests", "hw", "test_hw.py")],
+                 limits.MAKE_TIMEOUT, env=proc.clean_env(BUILD=BUILD))
+    return r.ok, r.status() + ", " + (r.tail(1) or [""])[0], [] if r.ok else r.tail(30)
 
 
 # --- the labs ----------------------------------------------------------------------

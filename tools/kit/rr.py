@@ -58,7 +58,13 @@ def _ask():
     lines = [l.strip() for l in r.out.splitlines() if l.strip()]
     if r.ok:
         return Probe(True, lines[0] if lines else "rr recorded 'true'", [])
-    return Probe(False, lines[0] if lines else "rr record: %s" % r.status(), reasons())
+    first = lines[0] if lines else "rr record: %s" % r.status()
+    return Probe(False, first, reasons(first))
+
+
+def _rr_version():
+    r = proc.run(["rr", "--version"], 30)
+    return r.out.strip().split()[-1] if r.ok and r.out.strip() else "this rr"
 
 
 def _cpuinfo():
@@ -73,9 +79,12 @@ def _cpuinfo():
     return info
 
 
-def reasons():
-    """Why rr cannot record, as far as this machine shows."""
+def reasons(said=""):
+    """Why rr cannot record, as far as this machine shows (and rr @said)."""
     why, info = [], _cpuinfo()
+    if re.search(r"CPU type .* unknown", said):
+        why.append("rr %s does not know this CPU model (rr learns CPU models "
+                   "release by release): a newer rr that lists it is needed" % _rr_version())
     events = "/sys/bus/event_source/devices"
     if not any(os.path.isdir(os.path.join(events, p)) for p in PMUS):
         why.append("no hardware performance counters are exposed (no CPU PMU "
