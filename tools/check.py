@@ -113,15 +113,18 @@ def tsan_proof(prog):
 
 
 def race_rows():
-    """The race reproducer's self-tests (tests/race/test_race.py) and the
-    litmus tests of its weak memory model (tests/litmus/test_litmus.py)."""
+    """The race reproducer's self-tests (tests/race/test_race.py), the
+    litmus tests of its weak memory model (tests/litmus/test_litmus.py),
+    and its layers (tools/race_layers.py: no circle, no call up a layer)."""
     def target(name):
         def check():
             r = proc.make([name], impl="solutions", build=BUILD, jobs=2)
             return r.ok, r.status(), r.tail(25)
         return check
     return [Row("race reproducer: self-tests", target("race-selftest")),
-            Row("race reproducer: litmus tests, the kernel's answers", target("race-litmus"))]
+            Row("race reproducer: litmus tests, the kernel's answers", target("race-litmus")),
+            tool_row("race reproducer: layers, no circle of includes and calls",
+                     [os.path.join(ROOT, "tools", "race_layers.py")])]
 
 
 def litmus_rows():
