@@ -24,7 +24,8 @@
 #                             run a kernel-style C litmus test (or every
 #                             *.litmus under d) under the reproducer's weak
 #                             memory model: herd7's shape of answer
-#   make check                the kit's own suite (what CI runs)
+#   make check [JOBS=n]       the kit's own suite (what CI runs), n rows at a
+#                             time (default: as many as cores)
 #   make flaky LAB=N [RUNS=200] [JOBS=1] [IMPL=solutions]
 #                             grade a tree RUNS times, count the failures
 #   make bench-race           reproducer figures (a benchmark, not a test)

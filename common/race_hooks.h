@@ -14,14 +14,14 @@
  *
  * The hooks come in families, one per model of the reproducer:
  *
- *   memory     race_access, race_seen, race_point_at    access.c
- *              race_fence                                access.c, weak.c
- *   locks      race_spin_lock                            lock.c
- *   RCU        race_rcu_*, race_synchronize_rcu, ...     rcu.c
- *   objects    race_obj_alloc, race_obj_free             objects.c
- *              race_obj_align                            placement.c
- *   interrupts race_irq_save, race_irq_restore           irq.c
- *   reports    race_report                               access.c
+ *   memory     race_access, race_seen, race_point_at    models/access.c
+ *              race_fence                                models/access.c, weak.c
+ *   locks      race_spin_lock                            models/lock.c
+ *   RCU        race_rcu_*, race_synchronize_rcu, ...     models/rcu.c
+ *   objects    race_obj_alloc, race_obj_free             models/slab.c
+ *              race_obj_align                            runtime/placement.c
+ *   interrupts race_irq_save, race_irq_restore           models/irq.c
+ *   reports    race_report                               models/access.c
  *
  * A primitive that is built from others (a hashed-spinlock atomic, an fd
  * table) needs no hook of its own: its parts already call theirs.  A new

@@ -22,33 +22,8 @@
 #include "bug.h"
 #include "poison.h"
 #include "race_hooks.h"
+#include "sanitizer.h"
 #include "slab.h"
-
-#ifdef CONFIG_KIT_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
-
-#ifdef CONFIG_KIT_TSAN
-void AnnotateIgnoreSyncBegin(const char *file, int line);
-void AnnotateIgnoreSyncEnd(const char *file, int line);
-void AnnotateIgnoreReadsBegin(const char *file, int line);
-void AnnotateIgnoreReadsEnd(const char *file, int line);
-void AnnotateIgnoreWritesBegin(const char *file, int line);
-void AnnotateIgnoreWritesEnd(const char *file, int line);
-#define sync_hidden_begin() do {					\
-	AnnotateIgnoreSyncBegin(__FILE__, __LINE__);			\
-	AnnotateIgnoreReadsBegin(__FILE__, __LINE__);			\
-	AnnotateIgnoreWritesBegin(__FILE__, __LINE__);			\
-} while (0)
-#define sync_hidden_end() do {						\
-	AnnotateIgnoreWritesEnd(__FILE__, __LINE__);			\
-	AnnotateIgnoreReadsEnd(__FILE__, __LINE__);			\
-	AnnotateIgnoreSyncEnd(__FILE__, __LINE__);			\
-} while (0)
-#else
-#define sync_hidden_begin()	do { } while (0)
-#define sync_hidden_end()	do { } while (0)
-#endif
 
 #define SLAB_MAGIC	0x51ab51abUL
 #define HDR_SIZE	32
@@ -101,14 +76,14 @@ static struct kmem_cache destroyed_cache = {
 
 static void slab_lock(void)
 {
-	sync_hidden_begin();
+	tsan_ignore_begin();
 	pthread_mutex_lock(&slab_mutex);
 }
 
 static void slab_unlock(void)
 {
 	pthread_mutex_unlock(&slab_mutex);
-	sync_hidden_end();
+	tsan_ignore_end();
 }
 
 static void registry_add(struct slab_obj *o)
@@ -243,8 +218,7 @@ static struct slab_obj *object_of(const void *obj, const char *fn)
 	const struct slab_hdr *hdr = (const void *)((const char *)obj - sizeof(*hdr));
 	struct slab_obj *o;
 
-#ifdef CONFIG_KIT_ASAN
-	if (__asan_address_is_poisoned(hdr)) {
+	if (asan_address_poisoned(hdr)) {
 		slab_lock();
 		o = registry_find(obj);
 		slab_unlock();
@@ -253,7 +227,6 @@ static struct slab_obj *object_of(const void *obj, const char *fn)
 		kit_bug("bad-free", "%s frees %p, which the slab did not allocate",
 			fn, obj);
 	}
-#endif
 	if (hdr->magic != SLAB_MAGIC)
 		kit_bug("bad-free", "%s frees %p, which the slab did not allocate",
 			fn, obj);
@@ -286,9 +259,8 @@ static void slab_free(struct kmem_cache *s, const void *obj, const char *fn,
 		o->link = s->freelist;
 		s->freelist = o;
 	} else {
-#ifdef CONFIG_KIT_ASAN
-		release_memory(o);	/* ASan's quarantine reports later use */
-#endif
+		if (asan_enabled())
+			release_memory(o);	/* ASan's quarantine reports later use */
 		quarantine_push(o);
 	}
 	slab_unlock();

@@ -52,7 +52,7 @@ COMMON_SRC := $(wildcard common/*.c)
 UNIT_SRC   := tests/criterion_timeout.c tests/criterion_evidence.c
 # Linked into every TSan program: its --list / CASE command line.
 TSAN_SRC   := tests/tsan_case.c
-RACE_SRC   := $(wildcard common/race/*.c)
+RACE_SRC   := $(wildcard common/race/*/*.c)
 
 # The kit's packages, checked once per BUILD and compiler (tools/deps.sh);
 # every object waits for it, so a missing compiler is one line, not Error 127.

@@ -32,3 +32,9 @@ litmus-check: $(LITMUS_BIN)
 
 litmus-fuzz: $(LITMUS_BIN)
 	@$(PYTHON) tests/litmus/fuzz_litmus.py --bin $(LITMUS_BIN)
+
+# Every race binary of the tree (IMPL): the labs', the reproducer's
+# self-tests and litmus shapes, this front end (tools/race_verdicts.py).
+.PHONY: race-bins
+race-bins: $(foreach n,$(LABS),$(call lab_race_bin,$(n))) $(RACE_SELFTEST_BIN) \
+	$(RACE_LITMUS_BIN) $(LITMUS_BIN)

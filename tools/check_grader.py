@@ -408,6 +408,14 @@ def grade_all(build):
     return check
 
 
+def group(name):
+    """The group of row @name for a parallel make check (tools/check.py):
+    the rows that use the students' tree, made once per run and changed
+    for a while by each, run one after the other."""
+    return "dist" if name.startswith(("grader: dist-student", "grader: GitHub Classroom")) \
+        else None
+
+
 def rows(build):
     """[(name, check, show)]: the grader's rows of make check."""
     found = [("grader: sandbox walls", walls, False),

@@ -178,35 +178,14 @@ struct lin_spec {
 		       aligned(sizeof(void *)))) = &ident;		\
 	static const struct lin_spec ident
 
-void __noreturn race_lin_too_many(void);
+void race_lin_hold(struct lin_ctx *ctx, void *obj, int key);
+void *race_lin_unhold(struct lin_ctx *ctx, int key);
 
 /** lin_hold - @ctx now holds a reference to @obj, of @key */
-static inline void lin_hold(struct lin_ctx *ctx, void *obj, int key)
-{
-	if (ctx->nr_held == LIN_MAX_HELD)
-		race_lin_too_many();
-	ctx->held[ctx->nr_held] = obj;
-	ctx->held_key[ctx->nr_held++] = key;
-}
+#define lin_hold(ctx, obj, key)	race_lin_hold(ctx, obj, key)
 
 /** lin_unhold - the oldest object of @key @ctx holds, forgotten; or NULL */
-static inline void *lin_unhold(struct lin_ctx *ctx, int key)
-{
-	void *obj;
-	int i, j;
-
-	for (i = 0; i < ctx->nr_held && ctx->held_key[i] != key; i++)
-		;
-	if (i == ctx->nr_held)
-		return NULL;
-	obj = ctx->held[i];
-	for (j = i + 1; j < ctx->nr_held; j++) {
-		ctx->held[j - 1] = ctx->held[j];
-		ctx->held_key[j - 1] = ctx->held_key[j];
-	}
-	ctx->nr_held--;
-	return obj;
-}
+#define lin_unhold(ctx, key)	race_lin_unhold(ctx, key)
 
 /** race_lin_errno_names - 0 and the errno values the kit's APIs return */
 extern const struct lin_name race_lin_errno_names[];

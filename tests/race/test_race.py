@@ -402,7 +402,7 @@ class Contract(unittest.TestCase):
         cc = os.environ.get("CC") or "clang"
         srcs = [os.path.relpath(f, ROOT) for f in
                 glob.glob(os.path.join(ROOT, "common", "*.c"))
-                + glob.glob(os.path.join(ROOT, "common", "race", "*.c"))
+                + glob.glob(os.path.join(ROOT, "common", "race", "*", "*.c"))
                 + [os.path.join(ROOT, "tests", "race", "refused_scenarios.c")]]
         jobs, cls.race_objs = [], []
         for src in srcs:
@@ -462,6 +462,52 @@ class Contract(unittest.TestCase):
         found = [f for f in glob.glob(os.path.join(ROOT, "common", "*.[ch]"))
                  if "CONFIG_RACE_HARNESS" in open(f).read()]
         self.assertEqual([os.path.basename(f) for f in found], ["race_hooks.h"])
+
+    def test_no_sanitizer_config_in_c_files(self):
+        """Only sanitizer.h (and compiler.h, which sets them) test the
+        sanitizer configs; the .c files of common/ call its annotations."""
+        found = [os.path.relpath(f, ROOT) for f in
+                 glob.glob(os.path.join(ROOT, "common", "*.c"))
+                 + glob.glob(os.path.join(ROOT, "common", "race", "*", "*.c"))
+                 if "CONFIG_KIT_" in open(f).read()]
+        self.assertEqual(found, [])
+
+
+class Layers(Tmp):
+    """tools/race_layers.py finds a call up a layer and a circle of files,
+    and passes the reproducer as it is."""
+    TOOL = os.path.join(ROOT, "tools", "race_layers.py")
+
+    def tree(self, files):
+        for rel, text in files.items():
+            path = os.path.join(self.dir.name, "common", "race", rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        return run(sys.executable, self.TOOL, "--root", self.dir.name)
+
+    def test_the_reproducer_passes(self):
+        rc, out = run(sys.executable, self.TOOL)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("no circle", out)
+
+    def test_a_call_up_a_layer_fails(self):
+        rc, out = self.tree({
+            "runtime/token.c": "void race_pick(void);\nvoid race_run(void) { race_pick(); }\n",
+            "explore/dfs.c": "/* a comment: race_run() */\nvoid race_pick(void) { }\n"})
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL up a layer: common/race/runtime/token.c (runtime) -> "
+                      "common/race/explore/dfs.c (exploration): race_pick", out)
+        self.assertNotIn("circle", out.replace("no circle", ""))
+
+    def test_a_circle_in_one_layer_fails(self):
+        rc, out = self.tree({
+            "models/a.c": "static int x;\nint race_a(void) { return race_b() + x; }\n",
+            "models/b.c": "int race_b(void) { return race_c(); }\n",
+            "models/c.c": "int race_c(void) { return race_a(); }\n"})
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL circle of 3 files: common/race/models/a.c, "
+                      "common/race/models/b.c, common/race/models/c.c", out)
 
 
 class Oracles(Tmp):

@@ -9,7 +9,7 @@ running the program again and stopping at step k: every run is the same
 execution (the same trick rr's reverse execution is built on).  The race
 binary, under --debug, calls race_debug_step(k) in the thread that takes
 step k, before its access, and race_debug_stop() when the execution ends
-(common/race/debug.c); these commands stop there and nowhere else.
+(common/race/front/debug.c); these commands stop there and nowhere else.
 
   goto-step [K]     run again from the start and stop at step K in the
                     thread that takes it; no K: at the verdict

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * models.h - the models of the primitives, one file each, as other models
+ * and the exploration call them.  Token passing calls none of these by
+ * name: it calls the hooks each model registers (RACE_MODEL, sched.h).
+ *
+ *   access.c  memory: race_access, race_seen, race_fence; the reports
+ *   weak.c    the weak memory model (weak.h)
+ *   lock.c    spinlocks: runnable only while the lock is free
+ *   rcu.c     RCU: read-side sections, grace periods, the RCU thread
+ *   irq.c     interrupts: a handler per thread; one simulated CPU
+ *   slab.c    allocation and freeing: double free, use-after-free, the
+ *             type-stable rule
+ *   held.c    what a thread holds; the end-of-thread oracle
+ *
+ * A new model (a new kind of waiting, of deferred work, an oracle checked
+ * at every step) is one more file here: its hooks of race_hooks.h, its
+ * struct race_wait, and a RACE_MODEL() if token passing must ask it
+ * something.
+ */
+#ifndef KIT_RACE_MODELS_H
+#define KIT_RACE_MODELS_H
+
+#include "race/runtime/sched.h"
+
+/* held.c: what a thread holds, read from the trace */
+int race_held_rcu(int id);
+bool race_held_lock(int id, const volatile void *lock);
+
+/* slab.c: the oracle of accesses to freed memory */
+void race_obj_check(const struct race_thread *t, const volatile void *addr,
+		    unsigned int how);
+void race_obj_check_access(const struct race_thread *t,
+			   const volatile void *addr);
+void race_obj_seen(const struct race_thread *t);
+
+/* rcu.c */
+void race_rcu_flush(void);
+
+#endif /* KIT_RACE_MODELS_H */
