@@ -29,6 +29,7 @@ import time
 import zipfile
 
 from kit import ROOT, fixtures, layout, mutants, proc, sandbox
+import check_feedback  # noqa: E402 (what a grade tells a student: issue 20)
 
 SHARED = ("common", "_kit", ".deps")
 
@@ -421,4 +422,5 @@ def rows(build):
                   ("grader: Gradescope layout, hidden tests, solutions", gradescope(build), False),
                   ("grader: GitHub Classroom workflow, solutions", classroom(build), False),
                   ("grader: grade-all JOBS=2, CSV, no process left", grade_all(build), False)]
+        found += check_feedback.rows(build)
     return found

@@ -120,9 +120,10 @@ class tempfile_dir:
         shutil.rmtree(self.d, ignore_errors=True)
 
 
-def last_grade(lab, build_root):
-    """The last grade of @lab (its result.json), or None."""
-    path = os.path.join(build_root, "grade", "lab%d" % lab.n, "result.json")
+def last_grade(lab, folder):
+    """The last grade of @lab in report folder @folder (its result.json),
+    or None."""
+    path = os.path.join(folder, "lab%d" % lab.n, "result.json")
     try:
         with open(path) as f:
             data = json.load(f)
@@ -140,7 +141,7 @@ def cmd_hint(args):
         print("%s: %s" % (args.test, hints.get(args.test) or
                           "no hint: its message says what it checks"))
         return 0
-    data = last_grade(lab, args.build_root)
+    data = last_grade(lab, args.grade_dir or os.path.join(args.build_root, "grade"))
     if data is None:
         print("No grade of lab %d yet: run '%s' first, then 'make hint-%d'."
               % (lab.n, grading.make_command(lab, "lab"), lab.n))
@@ -239,6 +240,8 @@ def main():
         p.add_argument("--build-root", default=os.environ.get("BUILD", "build"))
         if name in ("test", "hint"):
             p.add_argument("--test", default="")
+        if name == "hint":
+            p.add_argument("--grade-dir", default="")
         if name == "test":
             p.add_argument("--variant", default="")
         if name == "watch":

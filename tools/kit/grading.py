@@ -429,7 +429,7 @@ def refused(lab, only=None):
 def _refusal(lab, only, lines):
     return _every(lab, only, REFUSED, "refused before it ran: " + lines[0].split(": ", 1)[-1][:100],
                   lines + ["    alone: python3 tools/grade.py --lab %d --impl %s --precheck"
-                           % (lab.n, lab.impl)],
+                           % (lab.n, shown(lab)[0])],
                   "Your files may define only the lab's functions (and static helpers) and "
                   "call only what %s allows -- the kit's primitives, the given functions, "
                   "printf for debugging: no exit, no malloc, no files, no processes, "
@@ -475,7 +475,10 @@ def _unbuilt(lab, name):
 
 
 def _make_line(lab, targets):
-    """The make command that builds @targets of this lab's tree."""
+    """The make command that builds @targets of this lab's tree (for the
+    student: the grade's own command, which builds first)."""
+    if getattr(lab, "as_student", False):
+        return make_command(lab, "lab")
     words = ["make", "IMPL=" + lab.impl, "BUILD=" + lab.build_root]
     words += ["EXTRA_TESTS=" + lab.extra_tests] if lab.extra_tests else []
     return " ".join(words + list(targets))

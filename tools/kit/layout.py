@@ -64,6 +64,8 @@ class Lab:
     def __init__(self, d):
         self.__dict__.update(d)
         self.exercises = [Exercise(e) for e in d["exercises"]]
+        for e in self.exercises:
+            e.lab = self.n
         self.weights, self.order = d.get("weights", {}), d.get("order", [])
         self.hints = d.get("hints", {})
 
@@ -169,12 +171,31 @@ def find(path, build=None):
     return None, None
 
 
+TABLE_START = "<!-- labs table: python3 -m kit.layout --readme-table (PYTHONPATH=tools) -->"
+TABLE_END = "<!-- end of the labs table -->"
+
+
+def readme_table(found):
+    """The README's table of the labs, from their manifests (@found: [Lab])."""
+    rows = ["| # | lab | folder | you edit | points |", "|---|-----|--------|----------|--------|"]
+    for l in found:
+        rows.append("| %d | %s | `labs/%s` | %s | %s |" % (
+            l.n, l.title.replace("|", "\\|"), l.folder, ", ".join("`%s`" % f for f in l.edit),
+            " + ".join("%s %d" % (p, v) for p, v in l.points.items())))
+    return "\n".join([TABLE_START] + rows + [TABLE_END])
+
+
 def main():
     """make print-labs / print-lab N=: the labs of IMPL, BUILD and
-    EXTRA_TESTS (from the environment make gives) as JSON."""
+    EXTRA_TESTS (from the environment make gives) as JSON; --readme-table:
+    the README's table of the labs."""
     ap = argparse.ArgumentParser(description="the labs' manifests, as JSON")
     ap.add_argument("--lab", default=None)
+    ap.add_argument("--readme-table", action="store_true")
     args = ap.parse_args()
+    if args.readme_table:
+        print(readme_table(labs()))
+        return 0
     try:
         found = _ask(args.lab or None, os.environ.get("IMPL"), os.environ.get("BUILD"),
                      os.environ.get("EXTRA_TESTS") or None)

@@ -18,6 +18,7 @@ it.  target() finds the lab it is for -- LAB=, the lab folder it is in,
 its "lab N" line, or its name (labN-*.sched) -- and the program is that
 lab's race binary of the tree graded (IMPL), built by make.
 """
+import difflib
 import os
 import re
 import shlex
@@ -300,6 +301,50 @@ def with_legend(out):
                      for l in out.splitlines())
 
 
+def columns(out):
+    """{thread: [the labels of its steps, in order]} of the timeline in
+    @out ("T1": ["cache_lookup_unlocked.spin_lock", ...])."""
+    lines = out.splitlines()
+    head = next((k for k, l in enumerate(lines) if l.startswith("step |")), None)
+    if head is None or head + 1 >= len(lines):
+        return {}
+    cuts = [k for k, c in enumerate(lines[head + 1]) if c == "+"] + [None]
+    names = [c.split()[0] for c in lines[head].split("|")[1:] if c.split()]
+    found = {n: [] for n in names}
+    for l in lines[head + 2:]:
+        if not re.match(r"^ *\d+ \|", l):
+            break
+        for n, a, b in zip(names, cuts, cuts[1:]):
+            cell = l[a + 1:b].strip(" |")
+            if cell:
+                label = cell.split("(")[0].split(" =")[0].strip()
+                if label not in found[n]:
+                    found[n].append(label)
+    return found
+
+
+_DIVERGED = re.compile(r"diverged at step \d+: expected (\S+) (\S+), runnable .*?"
+                       r"\(schedule line (\d+)\)")
+
+
+def diverged_help(n, sched, out):
+    """The lines that help with a replay @out that diverged because a run
+    line names a step its thread never reaches: the thread's steps in the
+    replay, and the closest to the label asked for; [] otherwise."""
+    m = _DIVERGED.search(out)
+    if not m:
+        return []
+    thread, label, line = m.group(1), m.group(2), m.group(3)
+    steps = columns(out).get(thread, [])
+    if not steps or label in steps:
+        return []
+    close = difflib.get_close_matches(label, steps, 1, 0.6)
+    return ["%s:%s: %s never reaches a step '%s'.  Its steps in this replay: %s.%s"
+            % (escape(sched), line, thread, label, ", ".join(steps),
+               "  Closest: '%s'." % close[0] if close else
+               "  'make race-%d' prints the timeline with every label." % n)]
+
+
 def excerpt(out, rows=8):
     """The timeline in @out (a run's or a replay's output) cut to its last
     @rows steps before the verdict: the legend, the header, '...', the
@@ -398,7 +443,7 @@ def grade_exercise(binary, ex, impl_dir, shown_dir=None):
     if ex.access:
         want += " by %s %s" % ("an" if ex.access == "update" else "a", ex.access)
     return item(False, "must end in %s; it replays to: %s" % (want, o.verdict[:160] or o.got),
-                _failed(o), excerpt(r.out))
+                _failed(o), excerpt(r.out) + diverged_help(getattr(ex, "lab", "N"), shown, r.out))
 
 
 def grade_items(binary, exercises=(), impl_dir=None, shown_dir=None):

@@ -161,7 +161,8 @@ def _arguments(text, start):
 def unasserted(path):
     """["file:line: cr_assert_eq(...)"] of each assertion in @path that
     gives no message of its own."""
-    text = open(path, errors="replace").read()
+    with open(path, errors="replace") as f:
+        text = f.read()
     found = []
     for m in _ASSERT.finditer(text):
         if m.group(2) not in _OPERANDS:
