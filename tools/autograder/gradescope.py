@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gradescope.py - the kit as a Gradescope autograder.
 
-    python3 tools/autograder/gradescope.py zip [--out FILE] [--extra-tests DIR]
+    python3 tools/autograder/gradescope.py zip [--out FILE] [--extra-tests DIR] [--no-grade]
         the instructor's side (make gradescope-zip): FILE (default
         build/gradescope.zip) holds, at its root, what Gradescope asks for:
           setup.sh         runs once, as root, when Gradescope builds the
@@ -12,6 +12,8 @@
           kit/             the students' tree (make dist-student), with
                            KIT.sha256
           hidden/          the hidden tests (--extra-tests), if any
+        --no-grade: dist_student.py's own grade of the skeletons is left out
+        (make check grades the students' tree in a row of its own)
     python3 gradescope.py run
         inside Gradescope (run_autograder calls it): the submission
         (/autograder/submission, in any shape tools/kit/submission.py
@@ -183,12 +185,13 @@ def write(results, data):
 
 # --- the instructor's side -----------------------------------------------------------
 
-def make_zip(out, extra_tests):
+def make_zip(out, extra_tests, no_grade=False):
     root = os.path.dirname(os.path.dirname(HERE))
     stage = tempfile.mkdtemp(prefix="gradescope-")
     try:
         r = subprocess.run([sys.executable, os.path.join(root, "tools", "dist_student.py"),
-                            "--dest", os.path.join(stage, "kit")], cwd=root)
+                            "--dest", os.path.join(stage, "kit")]
+                           + (["--no-grade"] if no_grade else []), cwd=root)
         if r.returncode:
             return r.returncode
         for f in ("setup.sh", "run_autograder", "gradescope.py"):
@@ -215,10 +218,11 @@ def main():
     ap.add_argument("command", choices=["zip", "run"])
     ap.add_argument("--out", default=os.path.join("build", "gradescope.zip"))
     ap.add_argument("--extra-tests")
+    ap.add_argument("--no-grade", action="store_true")
     args = ap.parse_args()
     if args.command == "run":
         return run()
-    return make_zip(args.out, args.extra_tests)
+    return make_zip(args.out, args.extra_tests, args.no_grade)
 
 
 if __name__ == "__main__":

@@ -180,7 +180,8 @@ class Part:
         return dict(name=self.name, status=self.status, verdict=self.verdict,
                     summary=self.summary, note=self.note, details=self.details,
                     hint=self.hint, points=self.points, max_points=self.max_points,
-                    seconds=round(self.seconds, 2), items=[i.to_dict() for i in self.items])
+                    seconds=round(self.seconds, 2),
+                    items=[i.to_dict() for i in sorted(self.items, key=lambda i: i.rank)])
 
 
 # Verdicts that a part earns as a whole, whatever its items passed: the
