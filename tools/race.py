@@ -96,6 +96,9 @@ def resolve(args, for_debug=False):
         t = race.target(args.sched, lab=args.lab, impl=args.impl, build=args.build_root)
     except (SchedError, layout.LayoutError) as e:
         return None, "race: " + " ".join(str(e).split())
+    err = race.check(t.binary, args.sched, t.scenario)
+    if err:
+        return None, err
     try:
         data = schedfile.read(args.sched)
     except SchedError as e:
@@ -104,8 +107,7 @@ def resolve(args, for_debug=False):
     problem = schedfile.exercise_problem(data, ex) if ex else schedfile.header_problem(data)
     if problem:
         return None, "race: %s: %s" % (escape(args.sched), problem)
-    err = race.check(t.binary, args.sched, t.scenario)
-    return (None, err) if err else (t, None)
+    return t, None
 
 
 def recorded_by(sched, binary):

@@ -87,16 +87,26 @@ def cmd_test(args):
         with tempfile_dir() as d:
             log = os.path.join(d, "tsan")
             env = dict(os.environ, TSAN_OPTIONS="halt_on_error=1 exitcode=66 log_path=" + log)
-            rc = subprocess.call([prog, case], env=env)
+            r = subprocess.run([prog, case], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, universal_newlines=True,
+                               errors="replace")
+            rc = r.returncode
             text = "\n".join(open(os.path.join(d, f)).read() for f in sorted(os.listdir(d)))
+        print(r.stdout.rstrip())
         print(text.rstrip())
+        if any(l.startswith(tuple("BUG: " + b[5:] for b in tsan.RACE_BUGS))
+               for l in r.stdout.splitlines()):
+            rc = 66         # the slab caught what the race leads to
         shown = tsan.accesses(text, lab.impl, lab.impl)
         if shown:
             print("\nIn short:\n  " + "\n  ".join(shown))
-        print("exit %d: %s" % (rc, {0: "the case ran to its end, no race reported",
-                                    66: "TSan reported (or a crash)",
-                                    1: "the case's own checks failed"}.get(rc, "see above")))
-        return rc
+        expect = next((c.expect for c in tsan.cases(prog) if c.name == case), "clean")
+        got = {0: "clean", 66: "race"}.get(rc)
+        print("exit %d: %s; this case must be %s: %s" % (
+            rc, {0: "the case ran to its end, no race reported", 66: "TSan reported (or a crash)",
+                 1: "the case's own checks failed"}.get(rc, "see above"), expect,
+            "as expected" if got == expect else "NOT as expected"))
+        return 0 if got == expect else 1
     if not built(lab, lab.bins["race"]):
         return 2
     if kind == "exercise":

@@ -423,7 +423,8 @@ def grade_exercise(binary, ex, impl_dir, shown_dir=None):
     alone = "%s replay %s --scenario %s --expect %s" % (binary, sched, ex.scenario, ex.verdict)
 
     def item(ok, why, verdict, lines=()):
-        return Item(ok, "%s %s: %s" % ("PASS" if ok else "FAIL", ex.file, why), verdict,
+        sep = " " if why.startswith(("must end", "replays to")) else ": "
+        return Item(ok, "%s %s%s%s" % ("PASS" if ok else "FAIL", ex.file, sep, why), verdict,
                     alone, ex.file, why, lines, shown)
     if not os.path.exists(sched):
         return item(False, "%s does not exist" % shown, "FAIL")
