@@ -54,6 +54,7 @@ SEVERITY = (OOM, TIMEOUT, CRASH, DEADLOCK, LIVELOCK, FAIL)
 PARTS = ("unit-plain", "unit-asan", "tsan", "race")
 PARENT = "unit-plain"       # when it fails, the later parts say so
 MAX_FAILURES = 6            # failing items shown per part (all: the report file)
+MAX_DETAILS = 16            # lines of a part's details shown (make flaky)
 
 
 class Item:

@@ -47,7 +47,7 @@ class Lab:
     weights                {test pattern: weight}: a test's share of its
                            part's points (kit.grading.share; default 1)
     order                  [test pattern]: the handout's order, in which
-                           failures are listed (kit.grading.ordered)
+                           failures are listed (kit.grading.ordered_key)
     hints                  {exercise file: its hint} (lab.hint.<file>)
     build                  $(B): where this tree's binaries are
     build_root             BUILD, as given
