@@ -342,8 +342,8 @@ def asserted():
     return check
 
 
-# The labs whose every assertion has its author's message (the others:
-# still Criterion's "The expression ... is false.").
+# The labs whose every assertion must have its author's message (a lab
+# left out would show Criterion's "The expression ... is false.").
 MESSAGED = ("lab1", "lab2", "lab3", "lab4", "lab5")
 
 
