@@ -64,14 +64,16 @@ def overrun(lab, seconds, parts):
     """What to say when grading @lab took longer than BUDGET: the slowest
     part, and what makes it slow."""
     slow = max(parts, key=lambda p: p.seconds)
-    why = {"unit-plain": "a test that waits or loops: run it alone and see how long it takes",
+    why = {"unit-plain": "a test that waits or loops; run it alone (make test-%d TEST=...) "
+                         "and time it" % lab.n,
            "unit-asan": "a test that waits or loops (ASan slows code about 2x)",
-           "tsan": "a TSan case that runs to its time limit: a thread that never ends, a "
-                   "lock never released",
-           "race": "a scenario explored to its bound: a loop that retries forever (a "
-                   "cmpxchg that never succeeds), a lock never released"}.get(slow.name, "")
-    return ("lab-%d took %.0f s (the kit's budget: %d s on 2 cores); the slowest part is "
-            "%s, %.0f s: %s.  The machine may also be busy: try again when it is idle."
+           "tsan": "a case that runs to its time limit, a thread that never ends or a lock "
+                   "never released",
+           "race": "a loop that retries without end (a cmpxchg that never succeeds) or a "
+                   "lock never released makes the scenarios long"}.get(slow.name, "")
+    return ("lab-%d took %.0f s, over the kit's budget of %d s on 2 cores.  On a busy "
+            "machine that is expected: try again when it is idle.  If it is still slow, "
+            "look at the slowest part, %s (%.0f s): %s."
             % (lab.n, seconds, BUDGET, slow.name, slow.seconds, why))
 
 
