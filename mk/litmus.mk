@@ -11,7 +11,7 @@ LITMUS_BIN := $(B)/race/litmus-fe/race
 
 $(LITMUS_BIN): $(call common_objs,race,$(LITMUS_SRC) $(COMMON_SRC) $(RACE_SRC))
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
+	$(call quiet,CC)$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
 
 # make litmus FILE=x.litmus [SHOW=1] | DIR=d: one test (SHOW=1: and the
 # timeline of an execution that reaches its condition), or every *.litmus

@@ -250,8 +250,14 @@ def skeleton_row(lab):
         passing = [p for p in parts if p.graded and p.status == grading.PASS]
         lines = ["%s passes on the untouched skeleton: %s" % (p.name, p.summary)
                  for p in passing]
-        return not passing, verdicts(parts), lines
-    return Row("lab-%d: skeleton fails every graded part" % lab.n, check)
+        # Points per test: what passes on the skeleton must be worth 0
+        # (lab.weights), or the skeleton shows progress it has not made.
+        lines += ["%s: %s passes on the skeleton and is worth %s points: give it weight 0 "
+                  "in lab.mk (or fix the test)" % (p.name, i.name, i.max_points)
+                  for p in parts for i in p.items if i.ok and i.cents]
+        got = grading.score(parts)[0]
+        return not lines and not got, "score %s; %s" % (got, verdicts(parts)), lines
+    return Row("lab-%d: skeleton fails every graded part, scores 0" % lab.n, check)
 
 
 def mutant_row(lab, m, matrix):

@@ -29,6 +29,7 @@ import time
 import zipfile
 
 from kit import ROOT, fixtures, layout, mutants, proc, sandbox
+import check_feedback  # noqa: E402 (what a grade tells a student: issue 20)
 
 SHARED = ("common", "_kit", ".deps")
 
@@ -212,7 +213,7 @@ def dist_tree(build):
     tree, tbuild = os.path.join(dest, "kit"), os.path.join(dest, "build")
     if not _dist:
         shutil.rmtree(dest, ignore_errors=True)
-        r = run([sys.executable, "tools/dist_student.py", "--dest", tree], ROOT)
+        r = run([sys.executable, "tools/dist_student.py", "--dest", tree, "--no-grade"], ROOT)
         if r.rc != 0:
             raise RuntimeError("dist_student.py failed: %s" % r.out[-500:])
         seed(build, tbuild)
@@ -283,7 +284,7 @@ def gradescope(build):
         ag = work(build, "autograder")
         z = os.path.join(ag, "autograder.zip")
         r = run([sys.executable, "tools/autograder/gradescope.py", "zip", "--out", z,
-                 "--extra-tests", "tests/grader/hidden"], ROOT)
+                 "--extra-tests", "tests/grader/hidden", "--no-grade"], ROOT)
         if r.rc != 0:
             return False, "gradescope.py zip failed", r.tail(10)
         source = os.path.join(ag, "source")
@@ -315,18 +316,57 @@ def gradescope(build):
             return False, "no results/results.json", r.tail(20)
         lab2 = layout.lab(2, build=build)
         tests = {t["name"]: t for t in res.get("tests", [])}
-        if res.get("score") != sum(lab2.points.values()) or len(tests) != len(lab2.points):
-            bad.append("score %s, %d tests: %s" % (res.get("score"), len(tests), res)[:600])
-        plain = tests.get("lab 2 (lab2-refcount): unit-plain", {})
         solved = layout.lab(2, impl="solutions", build=build)
         solved.make([solved.bins["unit-plain"]])
         declared = unit_tests(solved.bins["unit-plain"])
-        if "%d tests" % (declared + 1) not in plain.get("output", ""):
-            bad.append("the hidden test is not counted: %s (the kit's own: %d)"
-                       % (plain.get("output", "")[:200], declared))
-        return not bad, "score %s/%d, %d tests, hidden test counted" % (
-            res.get("score"), sum(lab2.points.values()), len(tests)), bad
+        plain = [n for n in tests if n.startswith("lab 2 unit-plain: ")]
+        if res.get("score") != sum(lab2.points.values()) or len(plain) != declared + 1:
+            bad.append("score %s, %d unit-plain tests (the kit's %d and the hidden one): %s"
+                       % (res.get("score"), len(plain), declared, sorted(tests)[:8]))
+        if "lab 2 unit-plain: hidden::get_rcu_returns_the_count_it_found" not in tests:
+            bad.append("the hidden test is not a test of its own")
+        if abs(sum(t["max_score"] for t in tests.values()) - sum(lab2.points.values())) > 0.01:
+            bad.append("the tests' max_score add up to %s" % sum(
+                t["max_score"] for t in tests.values()))
+        bad += flat_upload(ag, env)
+        return not bad, "score %s/%d, %d tests (one per item), hidden test counted; a flat " \
+            "upload's unused files named" % (res.get("score"), sum(lab2.points.values()),
+                                           len(tests)), bad
     return check
+
+
+def flat_upload(ag, env):
+    """A flat upload -- refcount.c (labs 2 and 4 both have one), notes.txt
+    and lab 1's kref.c -- gets a visible test naming the two files it did
+    not use, and no string the student sees holds a path of the grader's."""
+    sub = os.path.join(ag, "submission")
+    shutil.rmtree(sub)
+    os.makedirs(sub)
+    shutil.copy(os.path.join(ROOT, "solutions", "lab2-refcount", "refcount.c"), sub)
+    shutil.copy(os.path.join(ROOT, "solutions", "lab1-kref", "kref.c"), sub)
+    with open(os.path.join(sub, "notes.txt"), "w") as f:
+        f.write("my notes\n")
+    r = run([os.path.join(ag, "run_autograder")], ag, **env)
+    try:
+        with open(os.path.join(ag, "results", "results.json")) as f:
+            res = json.load(f)
+    except (OSError, ValueError):
+        return ["flat upload: no results.json"] + r.tail(10)
+    bad = []
+    unused = next((t for t in res.get("tests", []) if t["name"] == "Uploaded files not used"), {})
+    text = unused.get("output", "")
+    if unused.get("visibility") != "visible" or "`refcount.c`: ambiguous" not in text or \
+            "lab2-refcount/refcount.c" not in text or "`notes.txt`" not in text:
+        bad.append("flat upload: no visible test naming refcount.c (ambiguous) and "
+                   "notes.txt: %s" % text[:300])
+    seen = json.dumps({k: v for k, v in res.items() if k != "extra_data"})
+    for leak in (ag, "submission-", "/tmp/"):
+        if leak in seen:
+            at = seen.index(leak)
+            bad.append("flat upload: results.json shows %r: ...%s..." % (leak, seen[at - 80:at + 40]))
+    if "sandbox:" in res.get("output", "") or "KIT.sha256" in res.get("output", ""):
+        bad.append("flat upload: the top-level output is the grader's, not the student's")
+    return bad
 
 
 def unit_tests(binary):
@@ -341,18 +381,18 @@ def classroom(build):
             tree, tbuild = dist_tree(build)
         except RuntimeError as e:
             return False, str(e), []
+        sys.path.insert(0, os.path.join(ROOT, "tools", "autograder"))
+        import github_classroom
         r = run([sys.executable, "tools/autograder/github_classroom.py"], ROOT)
-        steps = re.findall(r"- name: (lab-\d+)\n.*?\n\s+command: (.*?)\n.*?max-score: (\d+)",
-                           r.out, re.S)
+        steps = re.findall(r"- name: lab-(\d+) (\S+)\n\s+id: (\S+)\n.*?\n\s+command: (.*?)\n"
+                           r".*?max-score: (\d+)", r.out, re.S)
         labs = layout.labs(build=build)
         bad = []
-        if [s[0] for s in steps] != ["lab-%d" % l.n for l in labs]:
-            bad.append("steps %s, labs %s" % ([s[0] for s in steps], [l.n for l in labs]))
-        for (name, command, points), lab in zip(steps, labs):
-            if int(points) != sum(lab.points.values()):
-                bad.append("%s: max-score %s, the lab's points %d" % (name, points,
-                                                                     sum(lab.points.values())))
-        step = dict((s[0], s[1]) for s in steps).get("lab-2")
+        want = [(str(l.n), p, str(v)) for l in labs for p, v in l.points.items()]
+        if [(s[0], s[1], s[4]) for s in steps] != want:
+            bad.append("steps %s, the manifests' parts %s" % (
+                [(s[0], s[1], s[4]) for s in steps][:6], want[:6]))
+        step = next((s[3] for s in steps if s[0] == "2" and s[1] == "unit-plain"), "")
         mine = os.path.join(tree, "labs", "lab2-refcount", "refcount.c")
         keep = os.path.join(os.path.dirname(tree), "refcount.c.skeleton")
         shutil.copy2(mine, keep)
@@ -362,9 +402,44 @@ def classroom(build):
         finally:
             shutil.copy2(keep, mine)
         if r2.rc != 0:
-            bad += ["the lab-2 step (%s) failed on the solution" % step] + r2.tail(15)
-        return not bad, "%d steps, the lab-2 step passes the solution" % len(steps), bad
+            bad += ["the lab-2 unit-plain step (%s) failed on the solution" % step] + r2.tail(15)
+        bad += changed_labs(build, github_classroom.changed_script(labs), labs)
+        return not bad, "%d steps, one per part; the lab-2 unit-plain step passes the " \
+            "solution; a push grades the labs it changed, a tag all" % len(steps), bad
     return check
+
+
+def changed_labs(build, script, labs):
+    """The "changed" step's script, in a git repository where a push
+    changed lab 2 only: it names lab 2 and its parts' runners; a tag (and
+    a run by hand) names every lab."""
+    repo = work(build, "classroom-git")
+    git = ["git", "-C", repo, "-c", "user.name=check", "-c", "user.email=check@localhost"]
+    for l in labs:
+        os.makedirs(os.path.join(repo, "labs", l.folder))
+        with open(os.path.join(repo, "labs", l.folder, "x.c"), "w") as f:
+            f.write("/* %d */\n" % l.n)
+    run(["git", "init", "-q", repo], repo)
+    run(git + ["add", "-A"], repo)
+    run(git + ["commit", "-qm", "one"], repo)
+    before = run(git + ["rev-parse", "HEAD"], repo).out.strip()
+    with open(os.path.join(repo, "labs", labs[1].folder, "x.c"), "a") as f:
+        f.write("/* changed */\n")
+    run(git + ["commit", "-qam", "two"], repo)
+    bad = []
+    for env, want in ((dict(EVENT="push", REF_TYPE="branch", BEFORE=before), [labs[1]]),
+                      (dict(EVENT="push", REF_TYPE="tag", BEFORE=before), labs),
+                      (dict(EVENT="workflow_dispatch", REF_TYPE="branch", BEFORE=""), labs)):
+        out = os.path.join(repo, "output")
+        open(out, "w").close()
+        r = run(["bash", "-c", script], repo, GITHUB_OUTPUT=out, **env)
+        got = dict(l.split("=", 1) for l in open(out).read().splitlines() if "=" in l)
+        runners = ",".join("lab-%d-%s" % (l.n, p) for l in want for p in l.points)
+        if got.get("labs", "").split() != [str(l.n) for l in want] or \
+                got.get("runners") != runners:
+            bad.append("changed (%s): %s, expected labs %s" % (env, got, [l.n for l in want]))
+            bad += r.tail(5)
+    return bad
 
 
 def grade_all(build):
@@ -429,4 +504,5 @@ def rows(build):
                   ("grader: Gradescope layout, hidden tests, solutions", gradescope(build), False),
                   ("grader: GitHub Classroom workflow, solutions", classroom(build), False),
                   ("grader: grade-all JOBS=2, CSV, no process left", grade_all(build), False)]
+        found += check_feedback.rows(build)
     return found

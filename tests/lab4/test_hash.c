@@ -99,7 +99,8 @@ Test(bucket, read_takes_no_lock)
 
 	cr_assert_eq(locks_taken(smp, READ, rc), 0,
 		     "refcount_read took a bucket lock");
-	cr_assert_eq(locks_taken(n8, READ, rc), 0);
+	cr_assert_eq(locks_taken(n8, READ, rc), 0,
+		     "refcount_read took a bucket lock (8-bucket configuration)");
 }
 
 Test(bucket, init_takes_no_other_bucket)
@@ -109,7 +110,7 @@ Test(bucket, init_takes_no_other_bucket)
 
 	cr_assert_eq(got & ~(1u << lab4_bucket(smp, rc)), 0,
 		     "refcount_init took bucket locks 0x%x", got);
-	cr_assert_eq(smp->read(rc), 1);
+	cr_assert_eq(smp->read(rc), 1, "refcount_init must start the count at 1");
 }
 
 Test(bucket, one_block_shares_a_lock)
