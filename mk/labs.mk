@@ -102,7 +102,7 @@ lab_exercises_json = [$(call json_join,$(foreach e,$(LAB_$(1)_exercises),\
 	$(call json_map,file=$(e) $(LAB_$(1)_exercise_$(e)),")))]
 
 # lab_compile_json N, VARIANT: "VARIANT":"how a student's file is compiled"
-lab_compile_json = "$(2)":"$(strip $(CC) $(call lab_cflags,$(1)) $(CFLAGS_$(2)) $(CFLAGS))"
+lab_compile_json = "$(2)":"$(strip $(CC) $(call lab_student_cflags,$(1)) $(CFLAGS_$(2)) $(CFLAGS))"
 
 # lab_json N: everything the tools need to know about lab N, for $(IMPL)
 # and $(BUILD).

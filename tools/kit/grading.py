@@ -26,6 +26,8 @@ points, and a verdict that says what happened:
   OOM       the memory limit
   DEADLOCK, LIVELOCK   the reproducer's verdict on a scenario
   REFUSED   the pre-build check
+  SUSPECT   the part's evidence does not add up (kit.integrity,
+            kit.sandbox): no points, for the instructor to look at
   SKIPPED   not run: the unit tests fail
 Every failure comes with the command that reruns it alone.
 """
@@ -33,12 +35,12 @@ import hashlib
 import os
 import time
 
-from . import criterion, limits, precheck, race, sandbox, tsan
+from . import criterion, integrity, limits, precheck, race, sandbox, tsan
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 CRASH, TIMEOUT, OOM, REFUSED, SKIPPED = "CRASH", "TIMEOUT", "OOM", "REFUSED", "SKIPPED"
-DEADLOCK, LIVELOCK = "DEADLOCK", "LIVELOCK"
-VERDICTS = (PASS, FAIL, CRASH, TIMEOUT, OOM, DEADLOCK, LIVELOCK, REFUSED, SKIPPED)
+DEADLOCK, LIVELOCK, SUSPECT = "DEADLOCK", "LIVELOCK", "SUSPECT"
+VERDICTS = (PASS, FAIL, CRASH, TIMEOUT, OOM, DEADLOCK, LIVELOCK, REFUSED, SUSPECT, SKIPPED)
 # Worst first: a part's verdict is the worst of its failures.
 SEVERITY = (OOM, TIMEOUT, CRASH, DEADLOCK, LIVELOCK, FAIL)
 PARTS = ("unit-plain", "unit-asan", "tsan", "race")
@@ -86,6 +88,13 @@ def failed(name, verdict, summary, details=(), hint=None):
     return Part(name, FAIL, summary, details, hint, verdict=verdict)
 
 
+def suspect(name, why):
+    """A SUSPECT Part: the evidence does not add up (@why, lines)."""
+    return failed(name, SUSPECT, "the evidence does not add up: " + why[0][:120], why,
+                  "An instructor should look at this submission by hand: the grader "
+                  "found its evidence inconsistent, and gave the part no points.")
+
+
 def worst(verdicts):
     """The worst of @verdicts (FAIL if none is known)."""
     return next((v for v in SEVERITY if v in verdicts), FAIL)
@@ -112,6 +121,9 @@ def grade_unit(lab, name):
         return failed(name, FAIL, "not built: " + binary)
     report = criterion.run(binary)
     verdict, summary = report.verdict()
+    odd = integrity.unit_suspicions(binary, report)
+    if odd:
+        return suspect(name, odd)
     if verdict == PASS:
         return Part(name, PASS, summary)
     hint = ("Read each failing test's message above, fix %s (the handout: %s), "
@@ -356,12 +368,16 @@ class _Run:
         t0 = time.monotonic()
         if self.build and name not in self.built and not skip:
             self.make(name)
+        sandbox.suspicions()            # what earlier runs left is not this part's
         if self.broken.get(name):
             part = self.broken[name]
         elif skip:
             part = failed(name, SKIPPED, "skipped: unit tests fail")
         else:
             part = GRADERS[name](self.lab)
+        odd = sandbox.suspicions()
+        if odd:
+            part = suspect(name, odd)
         if part.status == SKIP:
             part = failed(name, FAIL, "lab.mk gives it points, but " + part.summary)
         changed = [p for p, h in _fingerprint(self.lab).items() if h != self.prints.get(p)]
