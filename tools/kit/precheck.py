@@ -96,7 +96,7 @@ MARKER = re.compile(r'^# (\d+) "(.*)"')
 # Sections: the code's, the data's, and the toolchain's own.
 CODE_SECTION = re.compile(r"^\.text(\..*)?$")
 DATA_SECTION = re.compile(r"^\.(rodata|data|bss|tdata|tbss)(\..*)?$|^\.data\.rel(\.ro)?(\..*)?$")
-TOOL_SECTION = re.compile(r"^(\.debug_\w+|\.rela?\..+|\.comment|\.note\..*|\.symtab|\.strtab|"
+TOOL_SECTION = re.compile(r"^(\.debug_\w+|\.rela?.+|\.comment|\.note\..*|\.symtab|\.strtab|"
                           r"\.shstrtab|\.group|\.llvm_addrsig|\.eh_frame|\.symtab_shndx)$|^$")
 # Relocations a C compiler emits for code.
 CODE_RELOCS = {"R_X86_64_PC32", "R_X86_64_PLT32", "R_X86_64_GOTPCREL", "R_X86_64_GOTPCRELX",
@@ -192,18 +192,24 @@ def _flags(cmd):
     return [w for w in cmd.split() if w not in ("-MMD", "-MP")]
 
 
+class _OverLimit(Exception):
+    """A compiler pass over a student's file went over a build limit: the
+    file is refused (the line says which limit)."""
+
+
 def _compile(cmd, what, cap=None):
-    """Run compiler pass @cmd jailed (kit.sandbox.compile); PrecheckError
-    if a limit stopped it."""
+    """Run compiler pass @cmd jailed (kit.sandbox.compile); _OverLimit if
+    a limit stopped it."""
     c = sandbox.compile(cmd, cap=cap)
     if c.limit:
-        raise PrecheckError("%s: %s" % (what, c.out.strip().splitlines()[-1]))
+        raise _OverLimit("%s: %s" % (what, c.out.strip().splitlines()[-1]))
     return c
 
 
 def variant_macros(lab, sources):
     """The macros whose definitions differ between the variants' builds of
-    @sources (compiler -dM -E over all of them at once, nothing run)."""
+    @sources (compiler -dM -E over all of them at once, nothing run); none
+    if a file does not preprocess (scan_tokens() then says why)."""
     first = sum((["-include", s] for s in sources), [])
     jobs = sorted(lab.compile.items())
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -213,8 +219,7 @@ def variant_macros(lab, sources):
     defs = []
     for (variant, cmd), c in zip(jobs, runs):
         if not c.ok:
-            raise PrecheckError("%s -dM -E %s failed: %s" % (
-                variant, " ".join(sources), (c.out.strip().splitlines() or [""])[-1]))
+            return set()        # the passes below say why, in the student's words
         d = {}
         for line in c.result.out.splitlines():
             m = IDENT.match(line[len("#define "):]) if line.startswith("#define ") else None
@@ -316,16 +321,25 @@ def _deps_refusals(lab, rel, deps, cc):
 
 
 def includes(lab):
-    """Refusals of tree lab.impl's sources of @lab before anything of them
-    is compiled: what each reads (includes), and its preprocessed units
-    (tokens, pragmas, lines; module doc).  One line per refusal; nothing
-    of what the compiler says about a file that is not the student's is
-    shown."""
+    """The refusals of tree lab.impl's sources of @lab that must stop it
+    before anything of it is built: a file it may not read, a file the
+    preprocessor stops on, a build limit.  It reads everything check()
+    reads before the build (the text, the preprocessed units: module doc)
+    and keeps those refusals for check() (lab.precheck_later)."""
+    try:
+        now, later = _before_build(lab)
+    except _OverLimit as e:
+        now, later = [str(e)], []
+    lab.precheck_later = later
+    return now
+
+
+def _before_build(lab):
+    """(refusals that stop the build, the others) of the text and the
+    preprocessed units; a build limit raises _OverLimit."""
     c_files = _sources(lab, ".c")
     macros = variant_macros(lab, c_files) if c_files else set()
-    found = sum((scan_source(src, macros) for src in _sources(lab)), [])
-    if found:
-        return found            # the text says it: no need to compile
+    now, later = [], sum((scan_source(src, macros) for src in _sources(lab)), [])
     student = _Student(lab)
     for src in c_files:
         rel = os.path.relpath(os.path.join(ROOT, src), ROOT)
@@ -336,16 +350,19 @@ def includes(lab):
                                                                student, cc),
                                   _compilers(lab.compile["plain"])))
         for (variant, cmd), unit in zip(jobs, units):
-            found += unit.refusals
-            found += _deps_refusals(lab, rel, unit.deps, _token_flags(cmd)[0])
+            now += _deps_refusals(lab, rel, unit.deps, _token_flags(cmd)[0])
         for unit in plain:
-            found += unit.refusals
-            found += _deps_refusals(lab, rel, unit.deps, unit.cc)
-        if any(u.stopped for u in units + plain):
-            continue
-        found += _variant_lines([(v, u.lines) for (v, _), u in zip(jobs, units)]
-                                + [("%s -E" % u.cc_name, u.lines) for u in plain])
-    return sorted(set(found), key=found.index)
+            now += _deps_refusals(lab, rel, unit.deps, unit.cc)
+        for unit in units + plain:
+            (now if unit.stopped else later).extend(unit.refusals)
+        if not any(u.stopped for u in units + plain):
+            later += _variant_lines([(v, u.lines) for (v, _), u in zip(jobs, units)]
+                                    + [("%s -E" % u.cc_name, u.lines) for u in plain])
+    return _unique(now), _unique(later)
+
+
+def _unique(lines):
+    return sorted(set(lines), key=lines.index)
 
 
 def _variant_lines(seen):
@@ -634,9 +651,12 @@ def scan_object(obj, source, allowed, api):
 
 def check(lab):
     """The refusals of tree lab.impl's files of @lab, one line each ([]:
-    accepted).  The plain objects must be built (lab.objs)."""
+    accepted): what includes() read and kept, and the objects.  The plain
+    objects must be built (lab.objs)."""
     allowed = set(lab.kit_symbols) | set(lab.symbols) | set(lab.api)
-    found = []
+    if not hasattr(lab, "precheck_later"):
+        includes(lab)
+    found = list(lab.precheck_later)
     c_files = _sources(lab, ".c")
     if not lab.api:
         return found
@@ -646,4 +666,4 @@ def check(lab):
         if not obj or not os.path.exists(obj):
             raise PrecheckError("no object %s for %s" % (obj, src))
         found += scan_object(obj, src, allowed, set(lab.api))
-    return found
+    return _unique(found)

@@ -47,11 +47,12 @@ A Drop is the one directory a run may write into: the evidence the grader
 reads (Criterion's report, the tests' end marks, TSan's log, the race
 binary's result).  Its files have random names and the directory cannot be
 listed from inside the sandbox (mode 0300, no capabilities).  The lines of
-an evidence file must carry the run's token (KIT_EVIDENCE_TOKEN, which
-the harness takes out of the environment before the code under test
-runs): a line without it, or a line the harness writes once written
-twice, is a suspicion (suspicions()), and the grade of that part is
-SUSPECT.
+an evidence file must carry the run's token: a line without it, or a line
+the harness writes once written twice, is a suspicion (suspicions()), and
+the grade of that part is SUSPECT.  The token is in no environment the
+code under test could read (not bwrap's): it is in a file of the drop,
+KIT_EVIDENCE_TOKEN_FILE, which the harness reads and removes before any
+code under test runs (common/evidence.c).
 """
 import ctypes
 import os
@@ -72,7 +73,7 @@ from . import ROOT, limits, proc
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
           "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")
 BWRAP_WALLS = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-               "--as-pid-1", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+               "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                "--proc", "/proc", "--dev", "/dev"]
 PR_SET_CHILD_SUBREAPER = 36
 SANITIZED = (b"__asan_init", b"__tsan_init")
@@ -172,6 +173,7 @@ class Drop:
     matching(p)  the texts of the files whose names start with p's name
                  (TSan writes LOG_PATH.<pid>)
     token        what the harness puts before each evidence line
+    token_file() the file that hands it to the harness
     """
 
     def __init__(self):
@@ -179,6 +181,14 @@ class Drop:
         os.chmod(self.dir, 0o300)
         self.token = secrets.token_hex(16)
         self.evidence = set()
+
+    def token_file(self):
+        """A fresh file holding the token (the harness removes it)."""
+        path = self.path("token")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, self.token.encode())
+        os.close(fd)
+        return path
 
     def path(self, what):
         p = os.path.join(self.dir, "%s-%s" % (what, secrets.token_hex(12)))
@@ -256,11 +266,12 @@ class Jail:
         become_subreaper()
 
     def environ(self, env):
-        """@env (None: this process's) with what the harness reads: the
-        drop's token, and KIT_LOCKDOWN."""
+        """@env (None: this process's) with what the harness reads: where
+        the drop's token is, and KIT_LOCKDOWN."""
         env = dict(os.environ if env is None else env)
+        env.pop("KIT_EVIDENCE_TOKEN", None)
         if self.drop:
-            env["KIT_EVIDENCE_TOKEN"] = self.drop.token
+            env["KIT_EVIDENCE_TOKEN_FILE"] = self.drop.token_file()
         if self.lockdown:
             env["KIT_LOCKDOWN"] = "1"
         return env
