@@ -147,7 +147,7 @@ static struct sock_filter filter[] = {
 	REFUSE(__NR_chown), REFUSE(__NR_fchown), REFUSE(__NR_lchown),
 	REFUSE(__NR_fchownat),
 	/* the system */
-	REFUSE(__NR_io_uring_setup),
+	REFUSE(__NR_shmget), REFUSE(__NR_shmat), REFUSE(__NR_io_uring_setup),
 	REFUSE(__NR_io_uring_enter), REFUSE(__NR_io_uring_register),
 	REFUSE(__NR_userfaultfd), REFUSE(__NR_perf_event_open), REFUSE(__NR_bpf),
 	REFUSE(__NR_mount), REFUSE(__NR_umount2), REFUSE(__NR_pivot_root),

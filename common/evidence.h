@@ -42,7 +42,8 @@ void kit_evidence(const char *fmt, ...) __printf(1, 2);
  * opening a file for writing or creating one, every change to the file
  * system, new processes (a clone without CLONE_THREAD or CLONE_VM),
  * execve, ptrace, another process's memory, executable mappings,
- * io_uring, memfd, namespaces and mounts (no network: the jail has none).  Threads, the
+ * System V shared memory, io_uring, memfd, namespaces and mounts (no
+ * network: the jail has none).  Threads, the
  * primitives, liburcu and the sanitizers' reports still work.
  *
  * Returns 0 (locked, or not graded), or -1 when the kernel refused the

@@ -30,10 +30,8 @@ OUTPUT_CAP = _setting("KIT_OUTPUT_CAP", 4 << 20)
 # The sandbox of a graded part (kit/sandbox.py).
 # Memory: MiB of all the part's processes together, as a memory cgroup
 # counts it (anonymous, shared and tmpfs memory); without one, resident and
-# shared memory summed every WATCH_INTERVAL s, and the address space of
-# each process not built with a sanitizer (RLIMIT_AS stops ASan and TSan
-# from reserving their shadow memory).  Over it, the part is killed whole
-# (OOM).  docs/instructor.md, "The sandbox".
+# shared memory summed every WATCH_INTERVAL s.  Over it, the part is killed
+# whole (OOM).  docs/instructor.md, "The sandbox".
 MEM_LIMIT = _setting("KIT_MEM_LIMIT", 2048)
 # MiB of the part's private /tmp, and of its /dev/shm (each a tmpfs of
 # that size: a write past it fails, ENOSPC).

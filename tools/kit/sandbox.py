@@ -16,10 +16,10 @@ A Jail is the walls and the limits of one run (kit.proc.run(..., jail=)):
   limits    memory of all the run's processes together, counted by the
             kernel (a memory cgroup, v2 or v1's controller: shared memory
             and the tmpfs files included); where no memory cgroup can be
-            made, the address space of each process (RLIMIT_AS) unless the
-            program is built with a sanitizer (they reserve terabytes),
-            and the resident and shared memory summed every WATCH_INTERVAL
-            s either way.  Processes and threads at once (a pids cgroup),
+            made, their resident and shared memory summed every
+            WATCH_INTERVAL s (not RLIMIT_AS: it would turn an allocation
+            over the limit into a NULL the code under test handles, so the
+            verdict would depend on the machine; the compiler gets it).  Processes and threads at once (a pids cgroup),
             CPU seconds per process (RLIMIT_CPU), bytes per file written
             (RLIMIT_FSIZE), no core files.  Every limit is a setting of
             kit/limits.py.
@@ -76,7 +76,6 @@ BWRAP_WALLS = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts
                "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                "--proc", "/proc", "--dev", "/dev"]
 PR_SET_CHILD_SUBREAPER = 36
-SANITIZED = (b"__asan_init", b"__tsan_init")
 
 _mode = None
 _suspicions = []
@@ -129,8 +128,8 @@ def notice():
     procs = ("%d processes" % limits.PROC_LIMIT if "pids" in cg
              else "processes not limited (no pids cgroup)")
     mem = ("%d MiB (memory cgroup %s)" % (limits.MEM_LIMIT, cg["memory"]) if "memory" in cg
-           else "%d MiB (no memory cgroup: address space where no sanitizer, resident "
-           "memory watched)" % limits.MEM_LIMIT)
+           else "%d MiB (no memory cgroup: resident and shared memory watched)"
+           % limits.MEM_LIMIT)
     if kind == "bwrap":
         return ("sandbox: bwrap (sees only the binary, its libraries and the student's "
                 "files; own PID namespace, no network); limits: %s, %s, %d CPU s"
@@ -280,8 +279,6 @@ class Jail:
         """@cmd, run from @cwd, inside the walls: the files @cmd names are
         bound read-only at their paths (relative ones from @cwd), and @cwd
         exists (empty unless bound)."""
-        if "memory" not in self.cgroups.dirs and not _sanitized(cmd[0], cwd):
-            self.address_space = self.mem
         if self.kind != "bwrap":
             return list(cmd)
         binds, seen = [], set()
@@ -377,18 +374,6 @@ class Jail:
         if self.kind == "bwrap" and rc > 128:
             return rc - 128
         return 0
-
-
-def _sanitized(exe, cwd):
-    """Whether program @exe is built with ASan or TSan (RLIMIT_AS would stop
-    it): it names their runtime's start."""
-    path = os.path.join(cwd, exe) if "/" in exe else shutil.which(exe) or exe
-    try:
-        with open(path, "rb") as f:
-            data = f.read(64 << 20)
-    except OSError:
-        return False
-    return any(s in data for s in SANITIZED)
 
 
 def _under(path, folder):
