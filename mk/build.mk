@@ -77,10 +77,16 @@ $(foreach v,$(VARIANTS),$(eval $(call common_rules,$(v))))
 
 # --- lab N ---------------------------------------------------------------------
 
+# The files a student edits are compiled in a jail (tools/kit/sandbox.py:
+# only the compiler, the lab's headers, common/'s and the student's folder
+# are there; time, memory and output limited; a message about any other
+# file cut to its name), with an include path of the lab's headers and
+# common/'s only: no tests/.
+JAIL_CC    = PYTHONPATH=tools $(PYTHON) -m kit.sandbox cc --
 lab_has_h  = $(filter %.h,$(LAB_$(1)_edit))
-lab_cflags = $(COMMON_CFLAGS) $(if $(call lab_has_h,$(1)),-I$(call lab_impl,$(1))) \
-	-I$(call lab_dir,$(1)) $(addprefix -Ilabs/,$(LAB_$(1)_include)) \
-	$(addprefix -I,$(call lab_tdirs,$(1))) -Itests $(LAB_$(1)_cflags)
+lab_student_cflags = $(COMMON_CFLAGS) $(if $(call lab_has_h,$(1)),-I$(call lab_impl,$(1))) \
+	-I$(call lab_dir,$(1)) $(addprefix -Ilabs/,$(LAB_$(1)_include)) $(LAB_$(1)_cflags)
+lab_cflags = $(call lab_student_cflags,$(1)) $(addprefix -I,$(call lab_tdirs,$(1))) -Itests
 # Where lab N's given and test objects go (VARIANT, N).
 lab_kitdir = $(if $(call lab_has_h,$(2)),$(B)/$(1)/lab$(2)/kit,$(BUILD)/_kit/$(1)/lab$(2))
 # lab_objs VARIANT, N, SOURCES: objects of given or test sources
@@ -105,7 +111,7 @@ define lab_variant_rules
 $(patsubst $(call lab_impl,$(1))/%.c,$(B)/$(2)/lab$(1)/obj/%.o,$(call lab_edit_c,$(1))): \
 		$(B)/$(2)/lab$(1)/obj/%.o: $(call lab_impl,$(1))/%.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
-	$$(call quiet,CC)$$(CC) $$(call lab_cflags,$(1)) $$(TODO_CFLAGS) $$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
+	$$(call quiet,CC)$$(JAIL_CC) $$(CC) $$(call lab_student_cflags,$(1)) $$(TODO_CFLAGS) $$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
 
 $(call lab_kitdir,$(2),$(1))/%.o: %.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
@@ -119,7 +125,7 @@ define lab_config_rule
 $(call lab_config_objs,$(2),$(1),$(3)): \
 		$(B)/$(2)/lab$(1)/obj-$(3)/%.o: $(call lab_impl,$(1))/%.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
-	$$(call quiet,CC)$$(CC) $$(call lab_cflags,$(1)) $(LAB_$(1)_config_$(3)) $$(TODO_CFLAGS) \
+	$$(call quiet,CC)$$(JAIL_CC) $$(CC) $$(call lab_student_cflags,$(1)) $(LAB_$(1)_config_$(3)) $$(TODO_CFLAGS) \
 		$$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
 endef
 

@@ -125,7 +125,7 @@ $(foreach e,$(LAB_$(1)_exercises),$(if $(LAB_$(1)_hint_$(e)),$(call lab_line,$(1
 $(call lab_line,$(1),build,$(B))
 $(call lab_line,$(1),kit_symbols,$(KIT_SYMBOLS))
 $(call lab_line,$(1),objs,$(call lab_code_objs,plain,$(1)))
-$(foreach v,plain asan tsan race,$(call lab_line,$(1),compile,$(v) $(CC) $(call lab_cflags,$(1)) $(CFLAGS_$(v)) $(CFLAGS)))
+$(foreach v,plain asan tsan race,$(call lab_line,$(1),compile,$(v) $(CC) $(call lab_student_cflags,$(1)) $(CFLAGS_$(v)) $(CFLAGS)))
 $(call lab_line,$(1),bin,unit-plain $(call lab_unit_bin,plain,$(1)))
 $(call lab_line,$(1),bin,unit-asan $(call lab_unit_bin,asan,$(1)))
 $(call lab_line,$(1),bin,tsan $(call lab_tsan_bins,$(1)))

@@ -2,8 +2,10 @@
 runs an instructor can trust).  tools/check.py imports rows(); each is
 (name, check, show), check() returning (ok, detail, lines) like every row.
 
-  sandbox       the walls (kit read-only, drop unlistable), nothing
-                survives a run, each limit (memory, processes, CPU, output)
+  sandbox       the walls (the kit, solutions/, tests/ and build/ not
+                there at all; the drop unlistable), nothing survives a run,
+                each limit (memory, shared memory, processes, CPU, output,
+                the private /tmp and /dev/shm)
   fixtures      each hostile or careless submission of tests/grader/, graded
                 as an instructor would (tools/grade.py), gets its verdict
                 (kit/fixtures.py says what each line of a fixture means)
@@ -61,10 +63,16 @@ def run(cmd, cwd, timeout=600, **env):
 
 # --- the sandbox itself ---------------------------------------------------------------
 
+def python():
+    """A Python the jail can run: the system's (one installed elsewhere, a
+    virtual environment, is not in the jail)."""
+    return "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
 def jailed(code, **limits):
     """Run python3 -c @code in a jail with its drop; (Result, drop dir)."""
     with sandbox.Drop() as drop:
-        r = proc.run([sys.executable, "-c", code], 30, jail=sandbox.Jail(drop, **limits),
+        r = proc.run([python(), "-c", code], 30, jail=sandbox.Jail(drop, **limits),
                      env=proc.clean_env(DROP=drop.dir))
         return r, drop.dir
 
@@ -76,18 +84,27 @@ def walls():
             "def tried(f):\n"
             "    try:\n        f(); return 'ALLOWED'\n    except OSError as e:\n"
             "        return e.strerror\n"
-            "print('tests', tried(lambda: open('tests/zz_sandbox', 'w')))\n"
-            "print('build', tried(lambda: open(%r, 'w')))\n"
+            "for name, path in (('solutions', %r), ('tests', %r), ('build', %r), "
+            "('kit', %r)):\n"
+            "    print(name, tried(lambda: open(path)))\n"
+            "print('root', tried(lambda: os.listdir(%r)))\n"
             "print('list', tried(lambda: os.listdir(os.environ['DROP'])))\n"
             "print('write', tried(lambda: open(os.path.join(os.environ['DROP'], 'x'), 'w')))\n"
-            "print('pid', os.getpid())\n" % os.path.join(ROOT, "build", "zz_sandbox"))
+            "print('token', 'KIT_EVIDENCE_TOKEN=' in open('/proc/1/environ').read())\n"
+            "print('pid', os.getpid())\n" % (
+                os.path.join(ROOT, "solutions", "lab1-kref", "kref.c"),
+                os.path.join(ROOT, "tests", "lab1", "test_kref.c"),
+                os.path.join(ROOT, "build", ".deps"), os.path.join(ROOT, "Makefile"), ROOT))
     r, _ = jailed(code)
     seen = dict(l.split(" ", 1) for l in r.out.splitlines() if " " in l)
-    ok = (seen.get("tests") == seen.get("build") == "Read-only file system"
-          and seen.get("list") == "Permission denied" and seen.get("write") == "ALLOWED"
+    gone = "No such file or directory"
+    ok = (seen.get("solutions") == seen.get("tests") == seen.get("build") == seen.get("kit")
+          == gone and seen.get("root") == "ALLOWED" and seen.get("list") == "Permission denied"
+          and seen.get("write") == "ALLOWED" and seen.get("token") == "False"
           and int(seen.get("pid", 0)) < 10)
-    return ok, "tests/ and build/ read-only, the drop writable but unlistable, own PID " \
-        "namespace" if ok else "a wall is missing", r.out.splitlines()
+    return ok, "solutions/, tests/, build/ and the kit not there, the drop writable but " \
+        "unlistable, no token in any environment, own PID namespace" if ok else \
+        "a wall is missing", r.out.splitlines()
 
 
 def survivors():
@@ -106,6 +123,17 @@ def survivors():
         "left: %s after %.1f s" % (left, took), []
 
 
+# Write 16 MiB at a time into a file of FOLDER until the file system is full.
+TMPFS = ("import os\nf = open(os.path.join(%r, 'hog'), 'wb')\nn = 0\n"
+         "try:\n    while n < 768:\n        f.write(b'x' * (16 << 20)); f.flush(); n += 16\n"
+         "except OSError as e:\n    print('full at', n, 'MiB:', e.strerror)\n")
+TMP_MIB = sandbox.limits.TMP_LIMIT
+
+
+def _full(r):
+    return int(r.out.split("full at", 1)[1].split()[0])
+
+
 def limit_checks():
     lines, ok = [], True
     cases = [
@@ -118,10 +146,18 @@ def limit_checks():
         ("CPU", "while True:\n    pass\n", dict(cpu=1), lambda r: r.limit == "CPU time"),
         ("output", "import sys\nfor i in range(32):\n    sys.stdout.write('x' * (1 << 20))\n",
          {}, lambda r: r.truncated > 24 << 20 and len(r.out) < 5 << 20),
+        ("shared", "import mmap\nm = mmap.mmap(-1, 768 << 20, mmap.MAP_SHARED)\n"
+         "for i in range(0, 768 << 20, 4096):\n    m[i] = 1\nprint('kept')\n", dict(mem=256),
+         lambda r: r.limit == "memory" and "kept" not in r.out),
+        ("/tmp", TMPFS % "/tmp", {}, lambda r: "full at" in r.out and _full(r) <= TMP_MIB),
+        ("/dev/shm", TMPFS % "/dev/shm", {}, lambda r: "full at" in r.out and _full(r) <= TMP_MIB),
     ]
     for name, code, kw, good in cases:
         if name == "processes" and not sandbox.limits_processes():
             lines.append("processes: no pids cgroup here: not limited (documented)")
+            continue
+        if name.startswith("/") and sandbox.mode()[0] != "bwrap":
+            lines.append("%s: no walls here: not a private tmpfs (documented)" % name)
             continue
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         r, _ = jailed(code, **kw)
@@ -130,7 +166,7 @@ def limit_checks():
         ok &= this
         lines.append("%-9s %s: %s, %.1f s, grader grew %d MiB" % (
             name, "ok" if this else "WRONG", r.status(), r.seconds, grew))
-    return ok, "memory, processes, CPU and output limited", lines
+    return ok, "memory (shared too), processes, CPU, output, /tmp and /dev/shm limited", lines
 
 
 # --- the fixtures ----------------------------------------------------------------------
@@ -156,10 +192,11 @@ def fixture_check(fx, build):
             impl = fixtures.tree(fx, build)
         except mutants.PatchError as e:
             return False, "NOT VALID: %s" % e, []
-        bad, got = [], []
+        bad, got, seen = [], [], []
         words = fx.fields.get("refused", [])
         if words:
             r, _ = fixtures.grade(fx, impl, build, ["--precheck"])
+            seen.append(r.out)
             missing = [w for w in words if w not in r.out]
             if r.rc != 1 or missing:
                 bad += ["pre-build check: expected REFUSED naming %s" % ", ".join(words)] + r.tail(6)
@@ -170,6 +207,7 @@ def fixture_check(fx, build):
                 continue
             parts = ",".join(w[0] for w in wanted)
             r, report = fixtures.grade(fx, impl, build, extra + ["--parts", parts])
+            seen += [r.out, json.dumps(report)]
             if report is None:
                 bad += ["%s: no report" % key] + r.tail(10)
                 continue
@@ -179,6 +217,9 @@ def fixture_check(fx, build):
             peak = fx.field("grader-memory")
             if peak and report.get("grader_peak_mib", 1 << 30) > int(peak):
                 bad.append("the grader held %s MiB (at most %s)" % (report["grader_peak_mib"], peak))
+        for text in fx.fields.get("unseen", []):
+            if any(text in s for s in seen):
+                bad.append("%r reached the output or the report" % text)
         for path in fx.fields.get("untouched", []):
             full = os.path.join(ROOT, path)
             if os.path.exists(full):
@@ -452,7 +493,7 @@ def grade_all(build):
         skel = os.path.join(subs, "bob-skeleton", "lab2-refcount")
         os.makedirs(skel)
         shutil.copy(os.path.join(ROOT, "labs", "lab2-refcount", "refcount.c"), skel)
-        for name in ("exit-in-get", "fake-synthesis"):
+        for name in ("exit-in-get", "fake-synthesis", "forge-evidence", "asm-pasted"):
             tree = mutants.patched(fixtures.Fixture(name).path,
                                    fixtures.Fixture(name).base, os.path.join(subs, "carol-" + name))
             shutil.rmtree(os.path.join(tree, "lab2-refcount"), ignore_errors=True)
@@ -466,6 +507,8 @@ def grade_all(build):
         want = {"alice-solution": ("100", "lab2", "100"), "bob-skeleton": ("0", "lab2", "0"),
                 "carol-exit-in-get": ("0", "verdicts", "lab1 unit-plain REFUSED"),
                 "carol-fake-synthesis": ("0", "verdicts", "lab1 unit-plain REFUSED"),
+                "carol-forge-evidence": ("0", "verdicts", "lab1 unit-plain SUSPECT"),
+                "carol-asm-pasted": ("0", "verdicts", "lab1 unit-plain REFUSED"),
                 "dave-empty": ("0", "verdicts", "lab1 missing")}
         bad = []
         for name, (score, col, text) in want.items():

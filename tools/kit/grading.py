@@ -32,6 +32,8 @@ points, and a verdict that says what happened:
   OOM       the memory limit
   DEADLOCK, LIVELOCK   the reproducer's verdict on a scenario
   REFUSED   the pre-build check
+  SUSPECT   the part's evidence does not add up (kit.integrity,
+            kit.sandbox): no points, for the instructor to look at
   SKIPPED   not run (only where a caller asks for some parts)
 Every failure comes with the command that reruns it alone, in the
 student's terms (make test-N TEST=...), and its hint if its test has one
@@ -43,12 +45,12 @@ import hashlib
 import os
 import time
 
-from . import criterion, limits, precheck, race, sandbox, testsrc, tsan
+from . import criterion, integrity, limits, precheck, race, sandbox, testsrc, tsan
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 CRASH, TIMEOUT, OOM, REFUSED, SKIPPED = "CRASH", "TIMEOUT", "OOM", "REFUSED", "SKIPPED"
-DEADLOCK, LIVELOCK = "DEADLOCK", "LIVELOCK"
-VERDICTS = (PASS, FAIL, CRASH, TIMEOUT, OOM, DEADLOCK, LIVELOCK, REFUSED, SKIPPED)
+DEADLOCK, LIVELOCK, SUSPECT = "DEADLOCK", "LIVELOCK", "SUSPECT"
+VERDICTS = (PASS, FAIL, CRASH, TIMEOUT, OOM, DEADLOCK, LIVELOCK, REFUSED, SUSPECT, SKIPPED)
 # Worst first: a part's verdict is the worst of its failures.
 SEVERITY = (OOM, TIMEOUT, CRASH, DEADLOCK, LIVELOCK, FAIL)
 PARTS = ("unit-plain", "unit-asan", "tsan", "race")
@@ -187,7 +189,7 @@ class Part:
 
 # Verdicts that a part earns as a whole, whatever its items passed: the
 # grader could not trust the run (or nothing ran).
-WHOLE = (REFUSED,)
+WHOLE = (REFUSED, SUSPECT)
 
 
 def failed(name, verdict, summary, details=(), hint=None, items=()):
@@ -202,6 +204,13 @@ def itemized(name, items, summary, hint=None, whole=None):
     if not bad and not whole:
         return Part(name, PASS, summary, items=items)
     return failed(name, whole or worst([i.verdict for i in bad]), summary, (), hint, items)
+
+
+def suspect(name, why):
+    """A SUSPECT Part: the evidence does not add up (@why, lines)."""
+    return failed(name, SUSPECT, "the evidence does not add up: " + why[0][:120], why,
+                  "An instructor should look at this submission by hand: the grader "
+                  "found its evidence inconsistent, and gave the part no points.")
 
 
 def worst(verdicts):
@@ -289,6 +298,9 @@ def grade_unit(lab, name):
         return failed(name, FAIL, "not built: " + binary)
     report = criterion.run(binary)
     verdict, summary = report.verdict()
+    odd = integrity.unit_suspicions(binary, report)
+    if odd:
+        return suspect(name, odd)
     variant = "asan" if name == "unit-asan" else None
     if not report.trusted():
         return failed(name, verdict, summary, report.details(), _unit_hint(lab))
@@ -567,10 +579,14 @@ class _Run:
         t0 = time.monotonic()
         if self.build and name not in self.built:
             self.make(name)
+        sandbox.suspicions()            # what earlier runs left is not this part's
         if self.broken.get(name):
             part = self.broken[name]
         else:
             part = GRADERS[name](self.lab)
+        odd = sandbox.suspicions()
+        if odd:
+            part = suspect(name, odd)
         if part.status == SKIP:
             part = failed(name, FAIL, "lab.mk gives it points, but " + part.summary)
         changed = [p for p, h in _fingerprint(self.lab).items() if h != self.prints.get(p)]

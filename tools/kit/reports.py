@@ -82,7 +82,7 @@ def _text(p):
 # is a <failure>; one that could not be judged (it crashed, hung, ran out
 # of memory, deadlocked) or was refused is an <error>.
 ERRORS = (grading.CRASH, grading.TIMEOUT, grading.OOM, grading.DEADLOCK, grading.LIVELOCK,
-          grading.REFUSED)
+          grading.REFUSED, grading.SUSPECT)
 
 
 def _cases(p):
