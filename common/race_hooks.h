@@ -20,7 +20,7 @@
  *   RCU        race_rcu_*, race_synchronize_rcu, ...     models/rcu.c
  *   objects    race_obj_alloc, race_obj_free             models/slab.c
  *              race_obj_align                            runtime/placement.c
- *   interrupts race_irq_save, race_irq_restore           models/irq.c
+ *   interrupts race_irq_depth                            models/irq.c
  *   reports    race_report                               models/access.c
  *
  * A primitive that is built from others (a hashed-spinlock atomic, an fd
@@ -175,18 +175,16 @@ void race_obj_free(const void *obj, const char *fn, const char *file,
 		   int line);
 
 /**
- * race_irq_save - the calling thread has just turned "interrupts" off
- * (local_irq_save: signals blocked); saves nest
+ * race_irq_depth - where the calling scenario thread's "interrupts off"
+ * nesting is kept, or NULL outside the scenario threads
  *
- * race_irq_restore - it has just undone its innermost save
- *
- * Not scheduling points.  The reproducer delivers a scenario's interrupt
- * (.irqs of scenario.h) to a thread only at a point where that thread has
- * interrupts on; on one simulated CPU (.up) nothing else runs while the
- * thread at the CPU has them off.
+ * local_irq_save() and local_irq_restore() count in it instead of
+ * blocking signals: a scenario thread's interrupts are the reproducer's
+ * (.irqs of scenario.h), delivered only at a point where that thread has
+ * them on (a count of 0); on one simulated CPU (.up) nothing else runs
+ * while the thread at the CPU has them off.  Not a scheduling point.
  */
-void race_irq_save(void);
-void race_irq_restore(void);
+unsigned long *race_irq_depth(void);
 
 /**
  * race_report - a primitive found a bug (a WARN, a BUG, a use-after-free)
@@ -235,8 +233,7 @@ static inline void race_obj_free(const void *obj __maybe_unused,
 				 const char *fn __maybe_unused,
 				 const char *file __maybe_unused,
 				 int line __maybe_unused) { }
-static inline void race_irq_save(void) { }
-static inline void race_irq_restore(void) { }
+static inline unsigned long *race_irq_depth(void) { return NULL; }
 static inline bool race_report(const char *kind __maybe_unused,
 			       const char *message __maybe_unused)
 { return false; }

@@ -75,6 +75,17 @@ $(BUILD)/common/$(1)/%.o: %.c | $(DEPS_BUILD)
 endef
 $(foreach v,$(VARIANTS),$(eval $(call common_rules,$(v))))
 
+# The reproducer itself (common/race/) is not instrumented by ASan, as the
+# kernel builds its sanitizers' own code with KASAN_SANITIZE := n: ASan
+# checks the code under test and common/'s primitives, and the reproducer
+# costs what its C costs.  It still tells ASan of its stack switches
+# (sanitizer.h, CONFIG_KIT_ASAN: the binary links ASan's runtime).
+CFLAGS_race_core := -O2 -fno-omit-frame-pointer -DCONFIG_RACE_HARNESS \
+	$(if $(filter -fsanitize=address,$(CFLAGS_race)),-DCONFIG_KIT_ASAN=1)
+$(BUILD)/common/race/common/race/%.o: common/race/%.c | $(DEPS_BUILD)
+	@mkdir -p $(@D)
+	$(CC) $(COMMON_CFLAGS) -Itests $(CFLAGS_race_core) $(CFLAGS) -c $< -o $@
+
 # --- lab N ---------------------------------------------------------------------
 
 # The files a student edits are compiled in a jail (tools/kit/sandbox.py:

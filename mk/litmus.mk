@@ -38,3 +38,12 @@ litmus-fuzz: $(LITMUS_BIN)
 .PHONY: race-bins
 race-bins: $(foreach n,$(LABS),$(call lab_race_bin,$(n))) $(RACE_SELFTEST_BIN) \
 	$(RACE_LITMUS_BIN) $(LITMUS_BIN)
+
+# The partial-order reduction keeps every verdict and every class of
+# executions, on every scenario of those binaries and every litmus file
+# (make check runs it: tests/race/test_reduction.py).
+.PHONY: race-reduction
+race-reduction: race-bins
+	@$(PYTHON) tests/race/test_reduction.py --litmus-bin $(LITMUS_BIN) \
+		--bin $(foreach n,$(LABS),$(call lab_race_bin,$(n))) $(RACE_SELFTEST_BIN) \
+		$(RACE_LITMUS_BIN)

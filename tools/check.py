@@ -132,6 +132,7 @@ def tsan_proof(prog):
 def race_rows():
     """The race reproducer's self-tests (tests/race/test_race.py), the
     litmus tests of its weak memory model (tests/litmus/test_litmus.py),
+    the reduction against the full search (tests/race/test_reduction.py),
     and its layers (tools/race_layers.py: no circle, no call up a layer)."""
     def target(name):
         def check():
@@ -140,6 +141,8 @@ def race_rows():
         return check
     return [Row("race reproducer: self-tests", target("race-selftest")),
             Row("race reproducer: litmus tests, the kernel's answers", target("race-litmus")),
+            Row("race reproducer: the reduction keeps every verdict and class",
+                target("race-reduction")),
             tool_row("race reproducer: layers, no circle of includes and calls",
                      [os.path.join(ROOT, "tools", "race_layers.py")])]
 

@@ -8,7 +8,9 @@ An arrow A -> B is A including B ("race/runtime/sched.h"), or A naming
 something B alone defines (a function or variable of external linkage of
 a .c file): a call, or a function's address taken.  Prototypes and extern
 declarations are no arrows (the include that brings them is), and neither
-are macro bodies (they are expanded where they are used).  A call through
+are macro bodies (they are expanded where they are used), nor a header's
+inline functions naming what a .c that includes it defines (the header is
+that file's interface).  A call through
 a function pointer registered at start-up is no arrow either: that is how
 a lower layer notifies a higher one (docs/design.md, "The reproducer's
 layers").
@@ -198,6 +200,12 @@ def arrows(root, units):
             where = owner.get(name, ())
             if len(where) == 1 and u.rel not in where:
                 out.setdefault((u.rel, next(iter(where))), set()).add(name)
+    # A header's inline functions naming what a .c that includes it defines
+    # (sched.h's race_self() reading threads.c's race_current): the header
+    # is that file's interface, one room with it, not a file above it.
+    for a, b in list(out):
+        if a.endswith(".h") and (b, a) in out and "#include" in out[(b, a)]:
+            del out[(a, b)]
     return out
 
 

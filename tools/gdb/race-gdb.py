@@ -188,7 +188,7 @@ class RaceFrames:
     @staticmethod
     def _until_thread_main(frames):
         for d in frames:
-            if d.inferior_frame().name() == "thread_main":
+            if d.inferior_frame().name() == "thread_loop":
                 return
             yield d
 
@@ -212,8 +212,8 @@ def backtrace(th):
 
 
 def state_of(th):
-    """What thread @th (of the reproducer's) is doing, from token.c."""
-    t = value("'token.c'::threads[%d]" % (workers() if th.name == "RCU" else int(th.name[1:]) - 1))
+    """What thread @th (of the reproducer's) is doing, from race_threads (runtime/threads.c)."""
+    t = value("race_threads[%d]" % (workers() if th.name == "RCU" else int(th.name[1:]) - 1))
     state = str(t["state"])
     if state == "RACE_TS_POINT":
         return "waits at %s.%s" % (t["fn"].string(), t["what"].string())

@@ -202,6 +202,11 @@ static bool frees(const struct fp *f, const struct fp *g)
 /* Whether @a and @b may not commute. */
 static bool dependent(const struct fp *a, const struct fp *b)
 {
+	/* the common case first: two accesses (RACE_FP_MB, _SLAB and _GP
+	 * each make two steps dependent only when both carry it) */
+	if (is_mem(a->kind) && is_mem(b->kind))
+		return (a->flags & b->flags) || (a->addr == b->addr &&
+			(a->kind != RACE_FP_LOAD || b->kind != RACE_FP_LOAD));
 	if (a->kind == RACE_FP_ALL || b->kind == RACE_FP_ALL)
 		return true;
 	if (a->flags & b->flags & RACE_FP_MB)
@@ -523,9 +528,10 @@ static void sleep_load(unsigned int set, const struct fp *fps)
 	int u;
 
 	sleep_now = 0;
-	for (u = 1; u < NSLOT; u++)
-		if (set & (1u << u))
-			sleep_add(u, &fps[u]);
+	for (; set; set &= set - 1) {
+		u = __builtin_ctz(set);
+		sleep_add(u, &fps[u]);
+	}
 }
 
 /* Cost of choosing @id at @c: 1 if it preempts. */
@@ -555,6 +561,7 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		     bool fresh)
 {
 	struct node *n = node >= 0 ? node_at(node) : NULL;
+	unsigned int set;
 	int u;
 
 	if (!race_dpor)
@@ -578,12 +585,14 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		n->runnable = 0;
 		for (u = 0; u < c->nr; u++)
 			n->runnable |= 1u << c->ids[u];
-		memcpy(n->sfp, sleep_fp, sizeof(n->sfp));
+		for (set = sleep_now; set; set &= set - 1)
+			n->sfp[__builtin_ctz(set)] = sleep_fp[__builtin_ctz(set)];
 	}
-	for (u = 1; u < NSLOT; u++)
-		if ((n->done & (1u << u)) &&
-		    cost(c, u) + (n->dafter[u] && u != thread) <= cost(c, thread))
+	for (set = n->done; set; set &= set - 1) {
+		u = __builtin_ctz(set);
+		if (cost(c, u) + (n->dafter[u] && u != thread) <= cost(c, thread))
 			sleep_add(u, &n->dfp[u]);
+	}
 	cur_node = node;
 }
 

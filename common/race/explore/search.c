@@ -17,12 +17,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <time.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -135,6 +137,15 @@ static void pin_to_one_cpu(void)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* CPU time of this process so far, in ms. */
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 /* Token passing asks the strategy, and tells the reduction. */
 static const struct race_scheduler scheduler = {
 	.pick		= race_strategy_pick,
@@ -151,6 +162,8 @@ static const struct race_scheduler scheduler = {
  */
 static void __noreturn child_main(void)
 {
+	double t0;
+
 	asan_on_report(asan_report);
 	pin_to_one_cpu();
 	if (!race_opt.in_process)
@@ -158,11 +171,13 @@ static void __noreturn child_main(void)
 	race_sched_use(&scheduler);
 	race_sched_start(race_opt.os_threads);
 	race_strategy_init();
+	t0 = cpu_ms();
 	while (race_strategy_begin()) {
 		race_run_execution();
 		race_sh->executions++;
 		race_strategy_end();
 	}
+	race_sh->exec_cpu_ms = cpu_ms() - t0;
 	__atomic_store_n(&race_sh->state, RACE_RUN_OK, __ATOMIC_SEQ_CST);
 	race_end();
 	_exit(0);
@@ -178,14 +193,19 @@ static void reset_shared(void)
 	race_sh->note_step = -1;
 }
 
+double race_search_cpu_ms;
+
 /**
  * race_search - run the strategy of race_opt on the current scenario
  *
  * Returns RACE_RUN_OK (no verdict in any execution) or RACE_RUN_FAIL; the
- * verdict and the failing execution's steps are in race_sh either way.
+ * verdict and the failing execution's steps are in race_sh either way, and
+ * the CPU time the search process took in race_search_cpu_ms (0 under
+ * --debug, which runs it in this process).
  */
 int race_search(void)
 {
+	struct rusage usage;
 	int status;
 	pid_t pid;
 
@@ -200,8 +220,10 @@ int race_search(void)
 	}
 	if (!pid)
 		child_main();
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR)
 		;
+	race_search_cpu_ms = usage.ru_utime.tv_sec * 1e3 + usage.ru_utime.tv_usec / 1e3 +
+		usage.ru_stime.tv_sec * 1e3 + usage.ru_stime.tv_usec / 1e3;
 	if (race_sh->state != RACE_RUN_NONE)
 		return race_sh->state;
 	race_sh->executions++;

@@ -101,6 +101,7 @@ long race_random_below(long n);
 void race_run_execution(void);
 
 /* search.c */
+extern double race_search_cpu_ms;
 int race_search(void);
 
 #endif /* KIT_RACE_STRATEGY_H */

@@ -91,6 +91,7 @@ void race_replay_check(void)
 	race_sees_from_steps(copy, n);
 	race_opt.strategy = &race_script;
 	race_opt.max_executions = 1;
+	race_opt.os_threads = true;	/* the other carrier: a cross-check too */
 	race_search();
 	if (race_steps_compare(lines, n, msg, sizeof(msg)))
 		printf("replay: NONDETERMINISTIC: %s\n", msg);

@@ -218,6 +218,7 @@ int race_cmd_replay(const char *file, const char *scenario, const char *expect,
 
 	race_opt.strategy = &race_script;
 	race_opt.max_executions = 1;
+	race_opt.os_threads = true;	/* what gdb and rr show as threads */
 	race_opt.tokens = sf.tokens;
 	race_opt.nr_tokens = sf.nr_tokens;
 	race_opt.sees = sf.sees;

@@ -28,7 +28,8 @@ static int access_kind(const char *what, unsigned int how)
 {
 	if (!(how & RACE_STORE))
 		return RACE_FP_LOAD;
-	return strcmp(what, "spin_unlock") ? RACE_FP_STORE : RACE_FP_UNLOCK;
+	return what[0] == 's' && !strcmp(what, "spin_unlock") ? RACE_FP_UNLOCK :
+		RACE_FP_STORE;
 }
 
 /* A point before an access; an object freed meanwhile ends the search. */

@@ -20,10 +20,16 @@
 
 #include "race/models/models.h"
 
+/* Whether @s is labelled "*.@what" (the first byte first: most are not). */
+static bool label_is(const struct race_step *s, const char *what)
+{
+	return s->what[0] == what[0] && !strcmp(s->what, what);
+}
+
 /* Whether @s is a step of thread @id labelled "*.@what". */
 static bool step_is(const struct race_step *s, int id, const char *what)
 {
-	return s->thread == id && !strcmp(s->what, what);
+	return s->thread == id && label_is(s, what);
 }
 
 /*
@@ -57,8 +63,8 @@ int race_held_rcu(int id)
 /* Whether step @s took a lock (any thread's). */
 static bool takes_lock(const struct race_step *s)
 {
-	return !strcmp(s->what, "spin_lock") ||
-	       (!strcmp(s->what, "spin_trylock") && s->val_ref == RACE_REF_INT &&
+	return label_is(s, "spin_lock") ||
+	       (label_is(s, "spin_trylock") && s->val_ref == RACE_REF_INT &&
 		s->val == 1);
 }
 
@@ -68,23 +74,50 @@ static bool word_held(const volatile void *addr)
 	return addr && __atomic_load_n((const int *)addr, __ATOMIC_RELAXED);
 }
 
+#define MAX_LOCKS	64	/* lock words told apart in one execution */
+
+/*
+ * Whether a step after step @i took the lock word step @i took: @seen
+ * holds the @n words met so far, going back from the last step (past
+ * MAX_LOCKS words, the steps after @i are searched).
+ */
+static bool taken_later(long i, const volatile void **seen, int *n)
+{
+	const struct race_step *steps = race_sh->steps;
+	long j;
+	int k;
+
+	for (k = 0; k < *n; k++)
+		if (seen[k] == steps[i].addr)
+			return true;
+	if (*n < MAX_LOCKS) {
+		seen[(*n)++] = steps[i].addr;
+		return false;
+	}
+	for (j = i + 1; j < race_sh->nr_steps; j++)
+		if (takes_lock(&steps[j]) && steps[j].addr == steps[i].addr)
+			return true;
+	return false;
+}
+
 /*
  * The step at which thread @id took a lock it still holds -- @only, if not
  * NULL -- or NULL: a held lock word whose last acquisition was @id's.
+ * One pass from the last step back: the first acquisition met of a word
+ * is its last.
  */
 static const struct race_step *held_lock_step(int id, const volatile void *only)
 {
 	const struct race_step *steps = race_sh->steps;
-	long i, j;
+	const volatile void *seen[MAX_LOCKS];
+	int nr_seen = 0;
+	long i;
 
 	for (i = race_sh->nr_steps - 1; i >= 0; i--) {
-		if (!takes_lock(&steps[i]) || (only && steps[i].addr != only))
+		if (!takes_lock(&steps[i]) || (only && steps[i].addr != only) ||
+		    taken_later(i, seen, &nr_seen))
 			continue;
-		for (j = i + 1; j < race_sh->nr_steps; j++)
-			if (takes_lock(&steps[j]) && steps[j].addr == steps[i].addr)
-				break;
-		if (j == race_sh->nr_steps && steps[i].thread == id &&
-		    word_held(steps[i].addr))
+		if (steps[i].thread == id && word_held(steps[i].addr))
 			return &steps[i];	/* its last acquisition, still held */
 	}
 	return NULL;
@@ -123,21 +156,23 @@ static void exit_check(const struct race_thread *t)
 	char name[64];
 	int depth;
 
-	who(t, name, sizeof(name));
 	s = open_section(t->id, &depth);
-	if (s)
+	if (s) {
+		who(t, name, sizeof(name));
 		race_fail("held-at-exit", "%s returned inside an RCU read-side "
 			  "section: the rcu_read_lock of step %ld in %s has no "
 			  "rcu_read_unlock (every grace period now waits for "
-			  "it forever)", name, (long)(s - race_sh->steps) + 1,
-			  s->fn);
+			  "it forever)", name, race_trace_nr(s), s->fn);
+	}
 	s = held_lock_step(t->id, NULL);
-	if (s)
+	if (s) {
+		who(t, name, sizeof(name));
 		race_fail("held-at-exit", "%s returned holding the lock it took "
 			  "at step %ld in %s.%s: every path out of a function "
 			  "that takes a lock must release it (or say in its "
 			  "contract that it returns with it held)", name,
-			  (long)(s - race_sh->steps) + 1, s->fn, s->what);
+			  race_trace_nr(s), s->fn, s->what);
+	}
 }
 
 RACE_MODEL(held_model) = {

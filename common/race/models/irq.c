@@ -5,7 +5,7 @@
  *
  * In user space an interrupt is a signal handler that runs on the thread
  * it interrupts; spin_lock_irqsave() blocks signals ("interrupts off",
- * irqflags.c tells us through race_irq_save/restore).  A scenario names a
+ * irqflags.c counts it where race_irq_depth() says).  A scenario names a
  * handler per thread (RACE_IRQ in scenario.h).  Each handler is a thread
  * of its own here, "IRQk" for thread Tk, after the RCU thread:
  *
@@ -32,7 +32,7 @@
 #include "race_hooks.h"
 
 /* Per thread id: interrupts-off nesting; per worker: handler state. */
-static int irqs_off[RACE_NR_SLOTS + 1];
+static unsigned long irqs_off[RACE_NR_SLOTS + 1];
 static bool delivered[RACE_MAX_THREADS + 1];
 static bool in_handler[RACE_MAX_THREADS + 1];
 
@@ -163,8 +163,20 @@ static void irq_reset(void)
 	}
 }
 
+/* Whether @sc has interrupts, or runs on one simulated CPU. */
+static bool irq_applies(const struct race_scenario *sc)
+{
+	int i;
+
+	for (i = 0; i < RACE_MAX_THREADS; i++)
+		if (sc->irqs[i])
+			return true;
+	return sc->up;
+}
+
 RACE_MODEL(irq_model) = {
 	.name	= "irq",
+	.applies = irq_applies,
 	.reset	= irq_reset,
 	.holds	= interrupted,
 	.why	= interrupted_why,
@@ -174,20 +186,10 @@ RACE_MODEL(irq_model) = {
 	.body	= irq_thread,
 };
 
-/* local_irq_save() in a scenario thread. */
-void race_irq_save(void)
+/* Where the calling scenario thread counts its local_irq_save()s. */
+unsigned long *race_irq_depth(void)
 {
 	struct race_thread *t = race_self();
 
-	if (t)
-		irqs_off[t->id]++;
-}
-
-/* local_irq_restore() in a scenario thread. */
-void race_irq_restore(void)
-{
-	struct race_thread *t = race_self();
-
-	if (t && irqs_off[t->id] > 0)
-		irqs_off[t->id]--;
+	return t ? &irqs_off[t->id] : NULL;
 }

@@ -323,12 +323,18 @@ static void weak_reset(void)
 {
 	int i;
 
+	if (!race_weak)
+		return;		/* sequential consistency: nothing to forget */
 	gen++;
 	nr_used_locs = nr_used_words = 0;
 	nr_stores = 0;
-	memset(wt, 0, sizeof(wt));
-	for (i = 1; i < NSLOT; i++)
-		wt[i].vc.c[i] = 1;
+	for (i = 0; i <= race_nr_slots(); i++) {
+		struct wthread *w = &wt[i];	/* its clocks; the rest is set before use */
+
+		w->vc = w->w = w->pend = w->pendw = w->rel = w->relw = (struct clock){ { 0 } };
+		w->nr_deps = w->next_dep = 0;
+		w->vc.c[i] = i ? 1 : 0;
+	}
 	memset(&sc, 0, sizeof(sc));
 	scw = gp = gpw = rd = rdw = cbd = cbdw = sc;
 }

@@ -91,6 +91,7 @@ struct race_shared {
 	long max_choices;		/* most steps with a choice in one execution */
 	long pruned;			/* dfs: executions cut short by sleep sets */
 	long classes;			/* --count-classes: distinct partial orders */
+	double exec_cpu_ms;		/* CPU time of the executions themselves */
 	int nr_threads;			/* slots used: workers (+ RCU if seen) */
 	long warns;			/* WARNs in the execution in progress */
 	long nr_steps;

@@ -147,6 +147,7 @@ enum race_slot { RACE_SLOT_NONE, RACE_SLOT_RCU, RACE_SLOT_IRQ };
 
 /**
  * struct race_model - what one model adds to token passing (all optional)
+ * @applies: whether its hooks below matter to scenario @sc (NULL: always)
  * @reset:  before every execution
  * @holds:  true if @t may not run now although its wait is over (a
  *          worker whose interrupt handler runs)
@@ -158,6 +159,7 @@ enum race_slot { RACE_SLOT_NONE, RACE_SLOT_RCU, RACE_SLOT_IRQ };
  */
 struct race_model {
 	const char *name;
+	bool (*applies)(const struct race_scenario *sc);
 	void (*reset)(void);
 	bool (*holds)(const struct race_thread *t);
 	int (*why)(const struct race_thread *t, char *buf, size_t len);
@@ -179,13 +181,37 @@ struct race_model {
 		       aligned(sizeof(void *)))) = &ident;		\
 	static const struct race_model ident
 
-/* threads.c */
+/* threads.c: the threads, read at every step (inline) */
 extern const struct race_scenario *race_sc;
-struct race_thread *race_self(void);
+extern struct race_thread race_threads[RACE_NR_SLOTS];
+extern int race_workers, race_slots;
+extern __thread struct race_thread *race_current;
+
+/** race_self - the calling scenario (or RCU, or IRQ) thread; NULL outside */
+static inline struct race_thread *race_self(void)
+{
+	return race_current;
+}
+
+/** race_thread_get - thread @id (1-based; race_nr_workers() + 1 is RCU) */
+static inline struct race_thread *race_thread_get(int id)
+{
+	return &race_threads[id - 1];
+}
+
+/** race_nr_workers - the scenario's thread count (the RCU thread excluded) */
+static inline int race_nr_workers(void)
+{
+	return race_workers;
+}
+
+/** race_nr_slots - thread ids in use: 1 .. race_nr_slots() */
+static inline int race_nr_slots(void)
+{
+	return race_slots;
+}
+
 void race_set_self(struct race_thread *t);
-struct race_thread *race_thread_get(int id);
-int race_nr_workers(void);
-int race_nr_slots(void);
 int race_irq_owner(int id);
 const char *race_thread_name(int id, char *buf, size_t len);
 void race_sched_init(const struct race_scenario *sc);

@@ -19,54 +19,30 @@ extern const struct race_model *const __start_race_models[];
 extern const struct race_model *const __stop_race_models[];
 
 const struct race_scenario *race_sc;
-static struct race_thread threads[RACE_NR_SLOTS];
-static int nr_workers;
-static int nr_slots;		/* workers, RCU, interrupt threads */
-static __thread struct race_thread *self;
-
-/** race_self - the calling scenario (or RCU, or IRQ) thread; NULL outside */
-struct race_thread *race_self(void)
-{
-	return self;
-}
+struct race_thread race_threads[RACE_NR_SLOTS];
+int race_workers;
+int race_slots;			/* workers, RCU, interrupt threads */
+__thread struct race_thread *race_current;
 
 /** race_set_self - the thread that runs from now on (carrier.c) */
 void race_set_self(struct race_thread *t)
 {
-	self = t;
-}
-
-/** race_thread_get - thread @id (1-based; nr_workers + 1 is RCU) */
-struct race_thread *race_thread_get(int id)
-{
-	return &threads[id - 1];
-}
-
-/** race_nr_workers - the scenario's thread count (the RCU thread excluded) */
-int race_nr_workers(void)
-{
-	return nr_workers;
-}
-
-/** race_nr_slots - thread ids in use: 1 .. race_nr_slots() */
-int race_nr_slots(void)
-{
-	return nr_slots;
+	race_current = t;
 }
 
 /** race_irq_owner - the worker that interrupt thread @id interrupts; 0 if
  * @id is no interrupt thread */
 int race_irq_owner(int id)
 {
-	return id > nr_workers + 1 && id <= 2 * nr_workers + 1 ?
-		id - nr_workers - 1 : 0;
+	return id > race_workers + 1 && id <= 2 * race_workers + 1 ?
+		id - race_workers - 1 : 0;
 }
 
 /** race_thread_name - "T1".."T4", "RCU" for the callback thread, "IRQ1"
  * for the interrupt thread of T1 */
 const char *race_thread_name(int id, char *buf, size_t len)
 {
-	if (id > 0 && id == nr_workers + 1)
+	if (id > 0 && id == race_workers + 1)
 		snprintf(buf, len, "RCU");
 	else if (race_irq_owner(id))
 		snprintf(buf, len, "IRQ%d", race_irq_owner(id));
@@ -116,22 +92,24 @@ static void (*slot_body(enum race_slot slot))(void)
  */
 void race_sched_init(const struct race_scenario *sc)
 {
+	struct race_thread *t;
 	int i;
 
 	race_sc = sc;
-	for (nr_workers = 0; nr_workers < RACE_MAX_THREADS &&
-	     sc->threads[nr_workers]; nr_workers++)
+	for (race_workers = 0; race_workers < RACE_MAX_THREADS &&
+	     sc->threads[race_workers]; race_workers++)
 		;
-	nr_slots = nr_workers + 1;
-	for (i = 0; i < nr_workers; i++)
+	race_slots = race_workers + 1;
+	for (i = 0; i < race_workers; i++)
 		if (sc->irqs[i])
-			nr_slots = 2 * nr_workers + 1;
-	for (i = 0; i < nr_slots; i++) {
-		threads[i].id = i + 1;
-		threads[i].state = RACE_TS_DONE;
-		threads[i].body = i < nr_workers ? sc->threads[i] :
-			i == nr_workers ? slot_body(RACE_SLOT_RCU) :
-			sc->irqs[i - nr_workers - 1] ? slot_body(RACE_SLOT_IRQ) : NULL;
+			race_slots = 2 * race_workers + 1;
+	for (i = 0; i < race_slots; i++) {
+		t = &race_threads[i];
+		t->id = i + 1;
+		t->state = RACE_TS_DONE;
+		t->body = i < race_workers ? sc->threads[i] :
+			i == race_workers ? slot_body(RACE_SLOT_RCU) :
+			sc->irqs[i - race_workers - 1] ? slot_body(RACE_SLOT_IRQ) : NULL;
 	}
 }
 

@@ -297,8 +297,11 @@ static void gather_hooks(void)
 	const struct race_model *m;
 	int i;
 
+	nr_holders = nr_filters = nr_beginners = nr_exits = 0;
 	for (i = 0; i < race_models_count() && i < MAX_HOOKS; i++) {
 		m = race_model_at(i);
+		if (m->applies && !m->applies(race_sc))
+			continue;
 		if (m->holds)
 			holders[nr_holders++] = m;
 		if (m->filter)
