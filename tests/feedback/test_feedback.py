@@ -8,7 +8,8 @@
   * the handout's order: lab.order, then where a test is declared;
   * hints and declarations read from the tests' sources;
   * a TSan report shown as its two accesses, file:line and function, with
-    no absolute path;
+    no absolute path; frames the jailed TSan could not name, named by
+    addr2line outside it;
   * a timeline excerpt says what "= v" means;
   * an exercise file: not written yet, no header (and the lines to add);
   * a replay that diverged on a misspelt label names the closest step;
@@ -17,6 +18,7 @@
 Standard library only.
 """
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -117,6 +119,25 @@ class TsanReport(unittest.TestCase):
                       "(common/slab.c:279) <- cache_obj_release "
                       "(labs/lab1-kref/cache_given.c:33)", lines[2])
         self.assertFalse([l for l in lines if ROOT in l or tree in l])
+
+    def test_frames_named_outside_the_jail(self):
+        """Under the lockdown TSan starts no symbolizer: its frames are
+        'module+offset', which symbolize() names with addr2line."""
+        src = "int victim(int *p) { return *p + 1; }\nint main(void) { int x = 1; return victim(&x) - 2; }\n"
+        with tempfile.TemporaryDirectory() as d:
+            prog = os.path.join(d, "prog")
+            with open(prog + ".c", "w") as f:
+                f.write(src)
+            r = subprocess.run(["cc", "-g", "-O0", "-o", prog, prog + ".c"])
+            self.assertEqual(r.returncode, 0)
+            nm = subprocess.run(["nm", prog], stdout=subprocess.PIPE, text=True).stdout
+            off = int(next(l.split()[0] for l in nm.splitlines() if l.endswith(" victim")), 16)
+            log = ("  Read of size 4 at 0x7b10 by thread T1:\n"
+                   "    #0 <null> <null> (prog+0x%x) (BuildId: 1)\n"
+                   "    #1 <null> <null> (libc.so.6+0x27249) (BuildId: 2)\n" % (off + 4))
+            named = tsan.symbolize(log, prog)
+        self.assertRegex(named, r"#0 victim \S+prog\.c:1 \(prog\+0x")
+        self.assertIn("#1 <null> <null> (libc.so.6+0x27249)", named)
 
 
 TIMELINE = """== lookup_unlocked_vs_remove

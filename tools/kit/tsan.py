@@ -136,7 +136,8 @@ def run_case(case, runs, every_run=False, log=None):
         v = run.verdict()
         seen.append(v.split(":")[0])
         if log is not None and v != case.expect:
-            log[:] = [run.log] + ["BUG: " + b for b in run.bugs()]
+            log[:] = [symbolize(run.log, case.prog)] + [
+                b if b.startswith("BUG: ") else "BUG: " + b for b in run.bugs()]
         if v not in ("race", "clean"):
             return False, "%s in run %d" % (v, i + 1), seen
         if v != case.expect and (case.expect == "clean" or every_run):
@@ -153,6 +154,38 @@ def run_case(case, runs, every_run=False, log=None):
 # its stack, "    #0 kref_get /abs/path/kref.c:10:2 (prog+0x...)".
 _ACCESS = re.compile(r"^  (Previous |)(.+?) of size (\d+) at 0x[0-9a-f]+ by (.+?)(?: \(mutexes.*\))?:$")
 _FRAME = re.compile(r"^    #\d+ (\S+) (\S+?)(?::(\d+))?(?::\d+)? \(")
+
+
+# A frame TSan could not name: the jail's lockdown lets it start no
+# symbolizer (kit.sandbox), so it prints the module and the offset.
+_UNNAMED = re.compile(r"^(    #(\d+) )<null> <null> \((\S+)\+0x([0-9a-f]+)\)")
+
+
+def symbolize(log, prog):
+    """@log with each unnamed frame of @prog named, as TSan would have named
+    it: "function file:line", from addr2line run here, outside the jail.
+    A frame that is a return address (all but #0) is looked up one byte
+    back, in the call that made it."""
+    name = os.path.basename(prog)
+    lines = (log or "").splitlines()
+    wanted = []
+    for i, line in enumerate(lines):
+        m = _UNNAMED.match(line)
+        if m and m.group(3) == name:
+            off = int(m.group(4), 16) - (1 if m.group(2) != "0" else 0)
+            wanted.append((i, m, off))
+    if not wanted:
+        return log
+    r = proc.run(["addr2line", "-f", "-e", prog] + ["0x%x" % w[2] for w in wanted], 30)
+    out = r.out.splitlines() if r.ok else []
+    if len(out) != 2 * len(wanted):
+        return log
+    for k, (i, m, _) in enumerate(wanted):
+        fn, where = out[2 * k], out[2 * k + 1].split(" (discriminator")[0]
+        if fn != "??" and not where.startswith("??"):
+            rest = lines[i][m.end(1) + len("<null> <null>"):]
+            lines[i] = "%s%s %s%s" % (m.group(1), fn, where, rest)
+    return "\n".join(lines)
 
 
 def _where(path, shown_impl, impl):
