@@ -22,6 +22,7 @@
  *              race_obj_align                            runtime/placement.c
  *   interrupts race_irq_depth                            models/irq.c
  *   reports    race_report                               models/access.c
+ *   processes  race_on_search_child                      explore/search.c
  *
  * A primitive that is built from others (a hashed-spinlock atomic, an fd
  * table) needs no hook of its own: its parts already call theirs.  A new
@@ -187,6 +188,17 @@ void race_obj_free(const void *obj, const char *fn, const char *file,
 unsigned long *race_irq_depth(void);
 
 /**
+ * race_on_search_child - have @fn run in every search process the
+ * reproducer forks, first thing after the fork
+ *
+ * The search process runs the code under test; its parent keeps the
+ * result.  A caller that must restrict what the code under test can do
+ * (the grader's lockdown, common/evidence.c) registers here.  Outside the
+ * harness there is no search process: nothing to do.  Not a point.
+ */
+void race_on_search_child(void (*fn)(void));
+
+/**
  * race_report - a primitive found a bug (a WARN, a BUG, a use-after-free)
  * @kind:    short verdict name ("warn", "bug", "use-after-free", ...)
  * @message: one line saying what and where
@@ -234,6 +246,7 @@ static inline void race_obj_free(const void *obj __maybe_unused,
 				 const char *file __maybe_unused,
 				 int line __maybe_unused) { }
 static inline unsigned long *race_irq_depth(void) { return NULL; }
+static inline void race_on_search_child(void (*fn)(void) __maybe_unused) { }
 static inline bool race_report(const char *kind __maybe_unused,
 			       const char *message __maybe_unused)
 { return false; }

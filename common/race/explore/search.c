@@ -203,6 +203,13 @@ double race_search_cpu_ms;
  * the CPU time the search process took in race_search_cpu_ms (0 under
  * --debug, which runs it in this process).
  */
+static void (*search_child_fn)(void);
+
+void race_on_search_child(void (*fn)(void))
+{
+	search_child_fn = fn;
+}
+
 int race_search(void)
 {
 	struct rusage usage;
@@ -218,8 +225,11 @@ int race_search(void)
 		perror("race: fork");
 		exit(2);
 	}
-	if (!pid)
+	if (!pid) {
+		if (search_child_fn)
+			search_child_fn();
 		child_main();
+	}
 	while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR)
 		;
 	race_search_cpu_ms = usage.ru_utime.tv_sec * 1e3 + usage.ru_utime.tv_usec / 1e3 +
