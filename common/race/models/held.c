@@ -99,13 +99,18 @@ bool race_held_lock(int id, const volatile void *lock)
 	return held_lock_step(id, lock) != NULL;
 }
 
-/* "T1 (lookup)": the thread's name as timelines show it. */
-static void who(const struct race_thread *t, char *buf, size_t len)
+/**
+ * race_thread_who - "T1 (get_work_put)", "IRQ1 (put_in_irq)", "RCU": a
+ * thread as a verdict names it
+ */
+void race_thread_who(int id, char *buf, size_t len)
 {
 	char name[16];
-	const char *fn = t->id <= RACE_MAX_THREADS ? race_sc->names[t->id - 1] : NULL;
+	int k = race_irq_owner(id);
+	const char *fn = k ? race_sc->irq_names[k - 1] :
+		id <= race_nr_workers() ? race_sc->names[id - 1] : NULL;
 
-	race_thread_name(t->id, name, sizeof(name));
+	race_thread_name(id, name, sizeof(name));
 	if (fn)
 		snprintf(buf, len, "%s (%s)", name, fn);
 	else
@@ -123,7 +128,7 @@ static void exit_check(const struct race_thread *t)
 	char name[64];
 	int depth;
 
-	who(t, name, sizeof(name));
+	race_thread_who(t->id, name, sizeof(name));
 	s = open_section(t->id, &depth);
 	if (s)
 		race_fail("held-at-exit", "%s returned inside an RCU read-side "

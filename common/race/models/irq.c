@@ -174,6 +174,12 @@ RACE_MODEL(irq_model) = {
 	.body	= irq_thread,
 };
 
+/** race_irqs_off - how deep thread @id is in local_irq_save() now */
+int race_irqs_off(int id)
+{
+	return irqs_off[id];
+}
+
 /* local_irq_save() in a scenario thread. */
 void race_irq_save(void)
 {
