@@ -62,10 +62,15 @@ static bool takes_lock(const struct race_step *s)
 		s->val == 1);
 }
 
-/* Whether the lock word at @addr is held now. */
+/* Whether the lock word at @addr is held now (a lock in memory freed since,
+ * a fork's copy of a table, is held by nobody). */
 static bool word_held(const volatile void *addr)
 {
-	return addr && __atomic_load_n((const int *)addr, __ATOMIC_RELAXED);
+	const struct race_obj *o = addr ? race_obj_find(addr) : NULL;
+
+	if (!addr || (o && race_obj_is_freed(o)))
+		return false;
+	return __atomic_load_n((const int *)addr, __ATOMIC_RELAXED);
 }
 
 /*
