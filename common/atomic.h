@@ -15,7 +15,8 @@
  *
  * Every operation that sees the old value also checks it against the slab
  * poison (poison.h): an atomic on freed memory is reported with who freed
- * it.
+ * it.  Every update that finds 0 and leaves more asks whether the counter
+ * is a watched reference count (refcount_watch.h: "0 is final").
  *
  * CONFIG_NO_CMPXCHG (lab 4) builds code as for a CPU without
  * compare-and-exchange, the CPUs the 2004 patch's spinlock-hash fallback
@@ -38,6 +39,7 @@
 #include "compiler.h"
 #include "race_hooks.h"
 #include "poison.h"
+#include "refcount_watch.h"
 
 typedef struct {
 	int counter;
@@ -51,6 +53,8 @@ typedef struct {
 	race_access(fn, what, &(v)->counter, RACE_RMW | (how));	\
 	__old = race_seen(op(&(v)->counter, (delta), (order)));		\
 	poison_check(&(v)->counter, __old, fn, what);			\
+	if (unlikely(!__old && (delta) > 0))				\
+		refcount_from_zero(&(v)->counter, (delta), fn, what);	\
 	__old;								\
 })
 
@@ -66,9 +70,14 @@ static inline int kit_atomic_read(const atomic_t *v, const char *fn __maybe_unus
 
 static inline void kit_atomic_set(atomic_t *v, int i, const char *fn __maybe_unused)
 {
+	int was;
+
 	race_access(fn, "set", &v->counter, RACE_STORE);
+	was = i > 0 ? __atomic_load_n(&v->counter, __ATOMIC_RELAXED) : 1;
 	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
 	race_seen(i);
+	if (unlikely(!was))
+		refcount_from_zero(&v->counter, i, fn, "set");
 }
 
 #ifdef CONFIG_NO_CMPXCHG
@@ -108,6 +117,8 @@ static inline int kit_atomic_cmpxchg(atomic_t *v, int old, int new,
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	cur = race_seen(cur);
 	poison_check(&v->counter, cur, fn, "cmpxchg");
+	if (unlikely(!cur && !old && new > 0))
+		refcount_from_zero(&v->counter, new, fn, "cmpxchg");
 	return cur;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * irqflags.c - the per-thread stack of signal masks behind local_irq_save().
+ * irqflags.c - the per-thread stack of signal masks behind local_irq_save(),
+ * and interrupt context, for lockdep.
  *
  * In a scenario thread of the reproducer "interrupts" are its own
  * (race_hooks.h): the nesting is counted where race_irq_depth() says, and
@@ -12,10 +13,12 @@
 
 #include "bug.h"
 #include "irqflags.h"
+#include "lockdep.h"
 #include "race_hooks.h"
 
 static __thread sigset_t saved_mask[IRQ_SAVE_DEPTH];
 static __thread unsigned long depth;
+static __thread int hardirq_count;
 
 unsigned long __local_irq_save(void)
 {
@@ -32,17 +35,19 @@ unsigned long __local_irq_save(void)
 	return depth++;
 }
 
-void __local_irq_restore(unsigned long flags)
+void __local_irq_restore(unsigned long flags, const char *fn)
 {
 	unsigned long *scenario = race_irq_depth();
 
 	BUG_ON(flags + 1 != (scenario ? *scenario : depth));
-	if (scenario) {
+	if (scenario)
 		*scenario = flags;
-		return;
-	}
-	depth = flags;
-	pthread_sigmask(SIG_SETMASK, &saved_mask[flags], NULL);
+	else
+		depth = flags;
+	if (!flags)
+		lockdep_hardirqs_on(fn);	/* before a pending signal runs */
+	if (!scenario)
+		pthread_sigmask(SIG_SETMASK, &saved_mask[flags], NULL);
 }
 
 int irqs_disabled(void)
@@ -50,4 +55,20 @@ int irqs_disabled(void)
 	unsigned long *scenario = race_irq_depth();
 
 	return (scenario ? *scenario : depth) > 0;
+}
+
+void irq_enter(void)
+{
+	hardirq_count++;
+}
+
+void irq_exit(void)
+{
+	BUG_ON(hardirq_count <= 0);
+	hardirq_count--;
+}
+
+int in_hardirq(void)
+{
+	return hardirq_count > 0;
 }

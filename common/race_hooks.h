@@ -21,6 +21,9 @@
  *   objects    race_obj_alloc, race_obj_free             models/slab.c
  *              race_obj_align                            runtime/placement.c
  *   interrupts race_irq_depth                            models/irq.c
+ *   lockdep    race_lock_acquire, race_lock_release,     models/lockdep.c
+ *              race_hardirqs_on
+ *   counts     race_refcount_watch, race_refcount_unwatch models/zero.c
  *   reports    race_report                               models/access.c
  *   processes  race_on_search_child                      explore/search.c
  *
@@ -199,6 +202,33 @@ unsigned long *race_irq_depth(void);
 void race_on_search_child(void (*fn)(void));
 
 /**
+ * race_lock_acquire - the caller has just taken the spinlock at @lock
+ * race_lock_release - ... has just released it
+ * race_hardirqs_on  - ... has just turned interrupts back on (@fn)
+ *
+ * Not scheduling points.  lockdep (lockdep.h) calls them first; they
+ * return true when the reproducer's lockdep model keeps the irq-safety
+ * rule itself (in every harness build, for every thread: the plain
+ * lockdep's usage, kept in the lock, would outlive an execution), and the
+ * plain lockdep then does nothing.
+ */
+bool race_lock_acquire(const char *fn, const volatile void *lock);
+bool race_lock_release(const volatile void *lock);
+bool race_hardirqs_on(const char *fn);
+
+/**
+ * race_refcount_watch - the int at @counter is a reference count from
+ * now on, made so by @fn ("0 is final": refcount_watch.h)
+ * race_refcount_unwatch - ... no longer: the @size bytes at @addr are
+ * being freed, or a test sets a count by hand
+ *
+ * Not scheduling points.  Return true when the reproducer's model keeps
+ * the watch (every harness build); the plain table then does nothing.
+ */
+bool race_refcount_watch(const volatile int *counter, const char *fn);
+bool race_refcount_unwatch(const volatile void *addr, size_t size);
+
+/**
  * race_report - a primitive found a bug (a WARN, a BUG, a use-after-free)
  * @kind:    short verdict name ("warn", "bug", "use-after-free", ...)
  * @message: one line saying what and where
@@ -247,6 +277,19 @@ static inline void race_obj_free(const void *obj __maybe_unused,
 				 int line __maybe_unused) { }
 static inline unsigned long *race_irq_depth(void) { return NULL; }
 static inline void race_on_search_child(void (*fn)(void) __maybe_unused) { }
+static inline bool race_lock_acquire(const char *fn __maybe_unused,
+				     const volatile void *lock __maybe_unused)
+{ return false; }
+static inline bool race_lock_release(const volatile void *lock __maybe_unused)
+{ return false; }
+static inline bool race_hardirqs_on(const char *fn __maybe_unused)
+{ return false; }
+static inline bool race_refcount_watch(const volatile int *counter __maybe_unused,
+				       const char *fn __maybe_unused)
+{ return false; }
+static inline bool race_refcount_unwatch(const volatile void *addr __maybe_unused,
+					 size_t size __maybe_unused)
+{ return false; }
 static inline bool race_report(const char *kind __maybe_unused,
 			       const char *message __maybe_unused)
 { return false; }

@@ -22,6 +22,7 @@
 #include "bug.h"
 #include "poison.h"
 #include "race_hooks.h"
+#include "refcount_watch.h"
 #include "sanitizer.h"
 #include "slab.h"
 
@@ -113,6 +114,8 @@ static struct slab_obj *registry_find(const volatile void *addr)
 
 static void release_memory(struct slab_obj *o)
 {
+	if (o->raw)
+		refcount_unwatch_range(o->mem, o->size);
 	free(o->raw);
 	o->raw = NULL;
 }
@@ -199,6 +202,7 @@ static void *slab_alloc(struct kmem_cache *s, size_t size, const char *fn)
 	init_object(s, o);
 	race_obj_alloc(o->mem, size, s->name, s->flags & SLAB_TYPESAFE_BY_RCU,
 		       fn);
+	refcount_unwatch_range(o->mem, size);	/* a new object: its counts too */
 	return o->mem;
 }
 
@@ -248,8 +252,10 @@ static void slab_free(struct kmem_cache *s, const void *obj, const char *fn,
 		kit_bug("bad-free", "%s frees obj#%lu of cache %s into cache %s",
 			fn, o->id, o->cache->name, s->name);
 	s = o->cache;
-	if (!(s->flags & SLAB_TYPESAFE_BY_RCU))
+	if (!(s->flags & SLAB_TYPESAFE_BY_RCU)) {
+		refcount_unwatch_range(o->mem, o->size);  /* its counts died */
 		memset(o->mem, POISON_FREE, o->size);
+	}
 	slab_lock();
 	record_freer(o, fn, file, line);
 	s->live--;

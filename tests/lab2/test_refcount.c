@@ -8,11 +8,16 @@
 #include "refcount.h"
 #include "spinlock.h"
 
-/* A count of @n, set directly: the gets are tested on their own. */
+/*
+ * A count of @n, set directly (the gets are tested on their own), and
+ * watched from now on: an update that takes it from 0 to more is a BUG
+ * (0 is final: refcount_watch.h).
+ */
 static void set_count(refcount_t *rc, int n)
 {
 	refcount_init(rc);
 	atomic_set(&rc->count, n);
+	refcount_watch(&rc->count);
 }
 
 Test(refcount, init_is_one)
@@ -39,7 +44,9 @@ Test(refcount, get_on_zero_warns)
 {
 	refcount_t rc;
 
-	set_count(&rc, 0);
+	/* a 0 nobody watches: this is the WARN's test, not 0 is final's */
+	refcount_init(&rc);
+	atomic_set(&rc.count, 0);
 	warn_set_quiet(1);
 	warn_reset();
 	refcount_get(&rc);
@@ -100,7 +107,7 @@ Test(refcount, get_rcu_then_put_releases_once)
 {
 	refcount_t rc;
 
-	refcount_init(&rc);
+	set_count(&rc, 1);
 	cr_assert_neq(refcount_get_rcu(&rc), 0,
 		      "get_rcu on a count of 1 must succeed (return non-zero)");
 	cr_assert_eq(refcount_put(&rc), 0,

@@ -50,6 +50,7 @@ Test(stress, get_dec_exact)
 Test(stress, get_rcu_put_exact)
 {
 	refcount_init(&shared);
+	refcount_watch(&shared.count);
 	worker_failures = 0;
 	run_threads(get_rcu_put);
 	cr_assert_eq(worker_failures, 0,
@@ -81,6 +82,7 @@ static void *probe_then_drop(void *arg)
 Test(stress, get_rcu_never_resurrects)
 {
 	atomic_set(&shared.count, NR_THREADS);
+	refcount_watch(&shared.count);	/* 0 is final: refcount_watch.h */
 	releases = 0;
 	run_threads(probe_then_drop);
 	cr_assert_eq(refcount_read(&shared), 0,

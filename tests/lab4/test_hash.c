@@ -179,6 +179,7 @@ static void semantics(const struct lab4_config *c)
 
 	warn_reset();
 	c->init(rc);
+	refcount_watch(&rc->count);	/* 0 is final, until the WARN's test */
 	cr_assert_eq(c->read(rc), 1, "%s: init", c->name);
 	c->get(rc);
 	cr_assert_eq(c->get_rcu(rc), 2, "%s: get_rcu returns the count found",
@@ -193,6 +194,7 @@ static void semantics(const struct lab4_config *c)
 	cr_assert_eq(c->get_rcu(rc), 0, "%s: get_rcu on 0", c->name);
 	cr_assert_eq(c->read(rc), 0, "%s: get_rcu resurrected 0", c->name);
 	cr_assert_eq(warn_count(), 0, "%s: warned", c->name);
+	refcount_unwatch(&rc->count);	/* the WARN's test: a get on 0 */
 	warn_set_quiet(1);
 	c->get(rc);
 	cr_assert_eq(warn_count(), 1, "%s: get on 0 must WARN", c->name);

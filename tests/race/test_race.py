@@ -545,6 +545,17 @@ class Oracles(Tmp):
         (got, _, _), out = self.verdict("ends_holding_lock")
         self.assertIn("returned holding the lock it took at step 1", out)
 
+    def test_zero_is_final(self):
+        (got, met, _), out = self.verdict("zero_inc_then_undo")
+        self.assertEqual((got, met), ("warn", "yes"), out)
+        self.assertRegex(out, r"refcount: T2 \(zero_get_undo\) took the reference "
+                              r"count @1 \(watched since zero_setup\) from 0 to 1 "
+                              r"at step \d+ \(zero_get_undo\.inc_return\) after "
+                              r"step \d+ \(T1 \(zero_put\) zero_put\.dec_and_test\) "
+                              r"had brought it to 0 -- 0 is final")
+        (got, met, _), out = self.verdict("zero_unwatched")
+        self.assertEqual((got, met), ("none", "yes"), out)
+
     def test_linearizable_counter_holds(self):
         for name in ("lin:counter:atomic:inc|inc", "lin:counter:atomic:inc+inc+read|read+read+inc"):
             (got, met, n), out = self.verdict(name, "--bound", "2")

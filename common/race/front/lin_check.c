@@ -228,7 +228,9 @@ static void call_name(const struct lin_spec *spec, const struct lin_call *c,
 	char call[40];
 
 	race_lin_call_text(spec, c->op, c->key, call, sizeof(call));
-	if (c->thread)
+	if (c->thread == LIN_IRQ)
+		snprintf(buf, len, "IRQ1 %s", call);
+	else if (c->thread)
 		snprintf(buf, len, "T%d %s", c->thread, call);
 	else
 		snprintf(buf, len, "final %s", call);

@@ -14,9 +14,15 @@
  * generated only where its thread may hold one: taken by an earlier operation of that thread on
  * the same key, or given by the initial state.
  *
+ * A spec with interrupt operations (.irq_ops) also gets every operation of
+ * T1 against every one of its interrupt's, within the pairs bound, and
+ * drawn scenarios get an interrupt of T1 one time in two; a spec's
+ * .shapes are added as named.
+ *
  * A generated scenario's name says all of it, so that it can be run or
- * replayed by name:  lin:<spec>:<init>:<T1 ops>|<T2 ops>[|<T3 ops>],
- * operations joined by '+': lin:cache:key1:lookup(1)+put(1)|remove(1).
+ * replayed by name:  lin:<spec>:<init>:<T1 ops>|<T2 ops>[|<T3 ops>]
+ * [!<IRQ1's ops>], operations joined by '+':
+ * lin:cache:key1:lookup(1)+put(1)|remove(1), lin:hashlock:same:get(1)!put(2).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -108,23 +114,31 @@ static bool op_allowed(const struct lin_init *init, int op)
 	return !init->ops || init->ops & (1u << op);
 }
 
-/* Whether thread @t (0-based) of @s may hold a reference of @key before its
- * operation @i: the initial state's, and those its earlier ones took. */
+/* The operations of thread @t (0-based; LIN_IRQ: T1's interrupt) of @s. */
+static const struct lin_call_desc *ops_of(const struct lin_scenario *s, int t)
+{
+	return t == LIN_IRQ ? s->irq : s->ops[t];
+}
+
+/* Whether thread @t (0-based, or LIN_IRQ) of @s may hold a reference of
+ * @key before its operation @i: the initial state's, and those its
+ * earlier ones took. */
 static bool may_hold(const struct lin_scenario *s, int t, int i, int key)
 {
-	int j, n = key ? 0 : s->init->held[t];
+	const struct lin_call_desc *ops = ops_of(s, t);
+	int j, n = key || t == LIN_IRQ ? 0 : s->init->held[t];
 
 	for (j = 0; j < i; j++) {
-		unsigned int f = s->spec->ops[s->ops[t][j].op].flags;
+		unsigned int f = s->spec->ops[ops[j].op].flags;
 
-		if (s->ops[t][j].key != key)
+		if (ops[j].key != key)
 			continue;
 		n += !!(f & LIN_TAKES) - !!(f & LIN_DROPS);
 	}
 	return n > 0;
 }
 
-/* The (op, key) items @s's thread @t may run as its operation @i. */
+/* The (op, key) items @s's thread @t (or LIN_IRQ) may run as its operation @i. */
 static int items(const struct lin_scenario *s, int t, int i,
 		 struct lin_call_desc *out)
 {
@@ -134,7 +148,8 @@ static int items(const struct lin_scenario *s, int t, int i,
 	for (op = 0; op < spec->nr_ops; op++) {
 		unsigned int f = spec->ops[op].flags;
 
-		if (!op_allowed(s->init, op))
+		if (!op_allowed(s->init, op) ||
+		    (t == LIN_IRQ && !(spec->irq_ops & (1u << op))))
 			continue;
 		for (key = f & LIN_KEYED ? 1 : 0;
 		     key <= (f & LIN_KEYED ? spec->keys : 0); key++) {
@@ -176,6 +191,18 @@ static int gen_pairs(const struct lin_spec *spec, const struct lin_init *init,
 			race_lin_name(&s);
 			out[n++] = s;
 		}
+	if (!spec->irq_ops)
+		return n;
+	s.nr_threads = 1;		/* T1 and its interrupt */
+	s.nr_irq = 1;
+	nb = items(&s, LIN_IRQ, 0, b);
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb && n < max; j++) {
+			s.ops[0][0] = a[i];
+			s.irq[0] = b[j];
+			race_lin_name(&s);
+			out[n++] = s;
+		}
 	return n;
 }
 
@@ -201,7 +228,32 @@ static void gen_random(const struct lin_spec *spec, struct lin_scenario *s)
 			s->nr_ops[t]++;
 		}
 	}
+	for (i = 0, n = spec->irq_ops && below(2) ? 1 + below(2) : 0; i < n; i++) {
+		int k = items(s, LIN_IRQ, i, c);
+
+		if (!k)
+			break;
+		s->irq[s->nr_irq++] = c[below(k)];
+	}
 	race_lin_name(s);
+}
+
+/* The spec's named shapes into @out; returns how many fit. */
+static int gen_shapes(const struct lin_spec *spec, struct lin_scenario *out,
+		      int max)
+{
+	char name[LIN_NAME_LEN];
+	int i, n = 0;
+
+	for (i = 0; spec->shapes && spec->shapes[i] && n < max; i++) {
+		snprintf(name, sizeof(name), "lin:%s:%s", spec->name, spec->shapes[i]);
+		if (race_lin_parse(name, &out[n]))
+			n++;
+		else
+			fprintf(stderr, "race: spec %s: shape '%s' is no scenario "
+				"of it\n", spec->name, spec->shapes[i]);
+	}
+	return n;
 }
 
 /**
@@ -215,6 +267,7 @@ int race_lin_generate(const struct lin_spec *spec, struct lin_scenario *out, int
 
 	for (i = 0; i < spec->nr_inits; i++)
 		n += gen_pairs(spec, &spec->inits[i], out + n, max - n);
+	n += gen_shapes(spec, out + n, max - n);
 	seed(spec->name);
 	for (i = 0; i < r && n < max && spec->random >= 0; i++)
 		gen_random(spec, &out[n++]);
@@ -266,6 +319,12 @@ void race_lin_name(struct lin_scenario *s)
 			n += snprintf(s->name + n, sizeof(s->name) - n, "%s%s",
 				      i ? "+" : t ? "|" : "", call);
 		}
+	for (i = 0; i < s->nr_irq && n < sizeof(s->name); i++) {
+		race_lin_call_text(s->spec, s->irq[i].op, s->irq[i].key, call,
+				   sizeof(call));
+		n += snprintf(s->name + n, sizeof(s->name) - n, "%s%s",
+			      i ? "+" : "!", call);
+	}
 }
 
 /* The operation called @text ("insert(1)", "get_rcu") into @d; 0 if none. */
@@ -302,30 +361,48 @@ static const struct lin_init *find_init(const struct lin_spec *spec,
 	return NULL;
 }
 
-/* The threads' operations of @text into @s; 0 if malformed. */
+/* The operations of @text ("a(1)+b"), up to its end or a '|' or '!', into
+ * @ops; their number, or -1 if malformed.  *@end: where it stopped. */
+static int parse_ops(const struct lin_spec *spec, const char *text,
+		     struct lin_call_desc *ops, const char **end)
+{
+	const char *p = text;
+	int n = 0;
+	size_t len;
+
+	do {
+		if (n == LIN_MAX_PER_THREAD)
+			return -1;
+		len = strcspn(p, "+|!");
+		if (!parse_call(spec, p, len, &ops[n++]))
+			return -1;
+		p += len;
+	} while (*p == '+' && *++p);
+	*end = p;
+	return n;
+}
+
+/* The threads' operations of @text, and the interrupt's, into @s; 0 if
+ * malformed. */
 static int parse_threads(const char *text, struct lin_scenario *s)
 {
 	const char *p = text;
+	int t;
 
-	while (*p) {
-		int t = s->nr_threads++;
-		size_t len;
-
-		if (t >= RACE_MAX_THREADS)
+	while (*p && *p != '!') {
+		t = s->nr_threads++;
+		if (t >= RACE_MAX_THREADS ||
+		    (s->nr_ops[t] = parse_ops(s->spec, p, s->ops[t], &p)) < 0)
 			return 0;
-		do {
-			if (s->nr_ops[t] == LIN_MAX_PER_THREAD)
-				return 0;
-			len = strcspn(p, "+|");
-			if (!parse_call(s->spec, p, len,
-					&s->ops[t][s->nr_ops[t]++]))
-				return 0;
-			p += len;
-		} while (*p == '+' && *++p);
 		if (*p == '|' && !*++p)
 			return 0;
 	}
-	return s->nr_threads >= 2;
+	if (*p == '!') {
+		if (!s->spec->irq_ops || s->nr_threads >= RACE_MAX_THREADS ||
+		    (s->nr_irq = parse_ops(s->spec, p + 1, s->irq, &p)) < 0 || *p)
+			return 0;
+	}
+	return s->nr_threads >= 2 || (s->nr_threads == 1 && s->nr_irq);
 }
 
 /**
@@ -349,7 +426,9 @@ int race_lin_parse(const char *name, struct lin_scenario *s)
 	s->init = s->spec ? find_init(s->spec, in + 1, ops - in - 1) : NULL;
 	if (!s->init || !parse_threads(ops + 1, s))
 		return 0;
-	s->bound = s->nr_threads == 2 && s->nr_ops[0] == 1 && s->nr_ops[1] == 1 ?
+	s->bound = (s->nr_threads == 2 && s->nr_ops[0] == 1 && s->nr_ops[1] == 1 &&
+		    !s->nr_irq) || (s->nr_threads == 1 && s->nr_ops[0] == 1 &&
+				    s->nr_irq == 1) ?
 		pairs_bound(s->spec) : random_bound(s->spec);
 	race_lin_name(s);
 	return !strcmp(s->name, name);

@@ -13,6 +13,9 @@
  * Every other oracle applies as usual.  Its witness: operations of two threads
  * interleaved (a step of one came between two steps of the other) -- an
  * execution in which nothing interleaves proves nothing about concurrency.
+ * An interrupt's operations (lin.h) are those of one more thread, IRQ1's
+ * body, recorded as LIN_IRQ's; the scenario runs on one simulated CPU if
+ * its initial state says so.
  *
  * The suite runs every generated scenario of the spec, each a dfs search
  * within its bound in its own child process (explore/search.c), and stops at the
@@ -26,16 +29,18 @@
 
 #include "race/front/lincheck.h"
 #include "race/models/weak.h"
+#include "race_hooks.h"
 
 #define LIN_MAX_SCENARIOS	4096
 #define LIN_DEFAULT_EXEC	20000
 
 static struct lin_scenario cur;
 static struct race_scenario sc;
-static char column[RACE_MAX_THREADS][96];
-static struct lin_ctx ctx[RACE_MAX_THREADS + 1];	/* [0]: final probes */
-static struct lin_ctx *ctxp[RACE_MAX_THREADS + 1];
+static char column[RACE_MAX_THREADS + 1][96];	/* [RACE_MAX_THREADS]: IRQ1 */
+static struct lin_ctx ctx[LIN_IRQ + 1];		/* [0]: final probes */
+static struct lin_ctx *ctxp[LIN_IRQ + 1];
 static struct lin_call calls[RACE_MAX_THREADS][LIN_MAX_PER_THREAD];
+static struct lin_call irq_calls[LIN_MAX_PER_THREAD];
 static struct lin_call probes[LIN_MAX_CALLS];
 static int nr_probes;
 static bool overlapped;
@@ -72,23 +77,40 @@ void *race_lin_unhold(struct lin_ctx *ctx, int key)
 	return obj;
 }
 
-/* Thread @t's operations, each timed in steps of the trace. */
-static void run_thread(int t)
+/* The @n operations @d of thread @t (or LIN_IRQ), each timed in steps of
+ * the trace, into @out. */
+static void run_ops(int t, const struct lin_call_desc *d, int n,
+		    struct lin_call *out)
 {
 	const struct lin_spec *spec = cur.spec;
 	int i;
 
-	for (i = 0; i < cur.nr_ops[t - 1]; i++) {
-		const struct lin_call_desc *d = &cur.ops[t - 1][i];
-		struct lin_call *c = &calls[t - 1][i];
+	for (i = 0; i < n; i++) {
+		struct lin_call *c = &out[i];
 
+		if (t == 1 && cur.nr_irq)
+			race_point_at("lin", "interruptible");	/* IRQ1 may come */
 		c->thread = t;
-		c->op = d->op;
-		c->key = d->key;
+		c->sched = race_self()->id;
+		c->op = d[i].op;
+		c->key = d[i].key;
 		c->inv = race_sh->nr_steps;
-		c->result = spec->ops[d->op].run(&ctx[t], d->key);
+		c->result = spec->ops[d[i].op].run(&ctx[t], d[i].key);
 		c->resp = race_sh->nr_steps;
 	}
+	if (t == 1 && cur.nr_irq)
+		race_point_at("lin", "interruptible");
+}
+
+static void run_thread(int t)
+{
+	run_ops(t, cur.ops[t - 1], cur.nr_ops[t - 1], calls[t - 1]);
+}
+
+/* IRQ1: T1's interrupt runs its operations. */
+static void run_irq(void)
+{
+	run_ops(LIN_IRQ, cur.irq, cur.nr_irq, irq_calls);
 }
 
 static void thread1(void) { run_thread(1); }
@@ -106,8 +128,9 @@ static void setup(void)
 
 	memset(ctx, 0, sizeof(ctx));
 	memset(calls, 0, sizeof(calls));
+	memset(irq_calls, 0, sizeof(irq_calls));
 	nr_probes = 0;
-	for (i = 0; i <= RACE_MAX_THREADS; i++) {
+	for (i = 0; i <= LIN_IRQ; i++) {
 		ctx[i].thread = i;
 		ctxp[i] = &ctx[i];
 	}
@@ -117,7 +140,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	cur.spec->teardown(ctxp, RACE_MAX_THREADS + 1);
+	cur.spec->teardown(ctxp, LIN_IRQ + 1);
 }
 
 /* The first step call @c made, or -1 if it made none. */
@@ -126,7 +149,7 @@ static long first_step(const struct lin_call *c)
 	long i;
 
 	for (i = c->inv; i < c->resp; i++)
-		if (race_sh->steps[i].thread == c->thread)
+		if (race_sh->steps[i].thread == c->sched)
 			return i;
 	return -1;
 }
@@ -140,6 +163,24 @@ static bool interleaved(const struct lin_call *a, const struct lin_call *b)
 {
 	return a->thread != b->thread && a->first >= 0 && b->first >= 0 &&
 	       a->first < b->resp - 1 && b->first < a->resp - 1;
+}
+
+/* Whether IRQ1's call @c came while T1 was running its operations: T1 made
+ * steps before it and after it. */
+static bool irq_inside_t1(const struct lin_call *c)
+{
+	long i;
+	bool before = false;
+
+	for (i = 0; i < race_sh->nr_steps; i++) {
+		if (race_sh->steps[i].thread != 1)
+			continue;
+		if (i < c->inv)
+			before = true;
+		else if (i >= c->resp)
+			return before;
+	}
+	return false;
 }
 
 /* The probe thread may start once every thread before it has returned. */
@@ -218,6 +259,12 @@ static void collect(struct lin_history *h)
 			h->c[h->n].first = first_step(&calls[t][i]);
 			h->n++;
 		}
+	for (i = 0; i < cur.nr_irq && irq_calls[i].sched; i++) {
+		h->c[h->n] = irq_calls[i];		/* delivered, run */
+		h->c[h->n].first = first_step(&irq_calls[i]);
+		overlapped |= irq_inside_t1(&irq_calls[i]);
+		h->n++;
+	}
 	for (i = 0; i < h->n; i++)
 		for (j = 0; j < i; j++)
 			overlapped |= interleaved(&h->c[i], &h->c[j]);
@@ -261,6 +308,7 @@ static const struct race_scenario *lin_select(const struct lin_scenario *s)
 	sc.outcome = "operations of two threads interleave";
 	sc.teardown = teardown;
 	sc.bound = cur.bound;
+	sc.up = cur.init->up;
 	if (has_probes()) {
 		sc.threads[cur.nr_threads] = probe_thread;
 		sc.names[cur.nr_threads] = "final probes";
@@ -274,6 +322,17 @@ static const struct race_scenario *lin_select(const struct lin_scenario *s)
 				      i ? " " : "", call);
 		}
 		sc.names[t] = column[t];
+	}
+	if (cur.nr_irq) {
+		sc.irqs[0] = run_irq;
+		for (n = 0, i = 0; i < cur.nr_irq && n < sizeof(column[0]); i++) {
+			race_lin_call_text(cur.spec, cur.irq[i].op, cur.irq[i].key,
+					   call, sizeof(call));
+			n += snprintf(column[RACE_MAX_THREADS] + n,
+				      sizeof(column[0]) - n, "%s%s", i ? " " : "",
+				      call);
+		}
+		sc.irq_names[0] = column[RACE_MAX_THREADS];
 	}
 	race_sched_init(&sc);
 	/*

@@ -15,7 +15,7 @@
 #include "race/lin.h"
 
 #define LIN_NAME_LEN	128
-#define LIN_MAX_CALLS	(RACE_MAX_THREADS * LIN_MAX_PER_THREAD + 2 * LIN_MAX_OPS)
+#define LIN_MAX_CALLS	((RACE_MAX_THREADS + 1) * LIN_MAX_PER_THREAD + 2 * LIN_MAX_OPS)
 
 /* One operation of a generated thread: op index, key (0: none). */
 struct lin_call_desc {
@@ -32,18 +32,21 @@ struct lin_scenario {
 	int nr_threads;
 	int nr_ops[RACE_MAX_THREADS];
 	struct lin_call_desc ops[RACE_MAX_THREADS][LIN_MAX_PER_THREAD];
+	int nr_irq;			/* operations of T1's interrupt */
+	struct lin_call_desc irq[LIN_MAX_PER_THREAD];
 	int bound;
 	char name[LIN_NAME_LEN];
 };
 
 /**
  * struct lin_call - one operation as it happened in an execution
- * @thread: 1..n, or 0 for a final probe (after every thread)
+ * @thread: 1..n, or 0 for a final probe (after every thread), LIN_IRQ
+ * @sched:  the reproducer's id of the thread that ran it
  * @inv, @resp: steps made before it was called, and when it returned
  * @first: the index of its first step (-1: it made none), for reports
  */
 struct lin_call {
-	int thread, op, key;
+	int thread, sched, op, key;
 	long result;
 	long inv, resp, first;
 };

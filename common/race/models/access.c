@@ -11,7 +11,8 @@
  * race_access() chooses and race_seen() returns, and fences are points
  * the model applies.  The value the access read or wrote is recorded, and
  * is the value the primitive returns.  Each point also tells the
- * partial-order reduction (explore/dpor.c) what it touches.
+ * partial-order reduction (explore/dpor.c) what it touches, and the
+ * "0 is final" oracle (zero.c) what a watched count was before and after.
  *
  * Each hook is a scheduling point for a scenario thread and does nothing
  * for any other thread (setup, teardown, the parent): outside an execution
@@ -45,6 +46,7 @@ void race_access(const char *fn, const char *what, const volatile void *addr,
 			    (how & RACE_FULL) == RACE_FULL ? RACE_FP_MB : 0);
 	race_sched_point(NULL, fn, what, addr);
 	race_obj_check(t, addr, how);
+	race_zero_before(t, addr, how);
 	if (race_weak)
 		race_weak_access(t, addr, how);
 }
@@ -59,8 +61,14 @@ long race_seen(long value)
 			value = race_weak_seen(t, value);
 		race_trace_value(t->step, value);
 	}
-	if (t)
+	if (t) {
+		const char *warn;
+
 		race_obj_seen(t);
+		warn = race_zero_after(t);
+		if (warn)
+			race_report("warn", warn);
+	}
 	return value;
 }
 

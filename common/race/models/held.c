@@ -68,10 +68,15 @@ static bool takes_lock(const struct race_step *s)
 		s->val == 1);
 }
 
-/* Whether the lock word at @addr is held now. */
+/* Whether the lock word at @addr is held now (a lock in memory freed since,
+ * a fork's copy of a table, is held by nobody). */
 static bool word_held(const volatile void *addr)
 {
-	return addr && __atomic_load_n((const int *)addr, __ATOMIC_RELAXED);
+	const struct race_obj *o = addr ? race_obj_find(addr) : NULL;
+
+	if (!addr || (o && race_obj_is_freed(o)))
+		return false;
+	return __atomic_load_n((const int *)addr, __ATOMIC_RELAXED);
 }
 
 #define MAX_LOCKS	64	/* lock words told apart in one execution */
@@ -132,13 +137,18 @@ bool race_held_lock(int id, const volatile void *lock)
 	return held_lock_step(id, lock) != NULL;
 }
 
-/* "T1 (lookup)": the thread's name as timelines show it. */
-static void who(const struct race_thread *t, char *buf, size_t len)
+/**
+ * race_thread_who - "T1 (get_work_put)", "IRQ1 (put_in_irq)", "RCU": a
+ * thread as a verdict names it
+ */
+void race_thread_who(int id, char *buf, size_t len)
 {
 	char name[16];
-	const char *fn = t->id <= RACE_MAX_THREADS ? race_sc->names[t->id - 1] : NULL;
+	int k = race_irq_owner(id);
+	const char *fn = k ? race_sc->irq_names[k - 1] :
+		id <= race_nr_workers() ? race_sc->names[id - 1] : NULL;
 
-	race_thread_name(t->id, name, sizeof(name));
+	race_thread_name(id, name, sizeof(name));
 	if (fn)
 		snprintf(buf, len, "%s (%s)", name, fn);
 	else
@@ -158,7 +168,7 @@ static void exit_check(const struct race_thread *t)
 
 	s = open_section(t->id, &depth);
 	if (s) {
-		who(t, name, sizeof(name));
+		race_thread_who(t->id, name, sizeof(name));
 		race_fail("held-at-exit", "%s returned inside an RCU read-side "
 			  "section: the rcu_read_lock of step %ld in %s has no "
 			  "rcu_read_unlock (every grace period now waits for "
@@ -166,7 +176,7 @@ static void exit_check(const struct race_thread *t)
 	}
 	s = held_lock_step(t->id, NULL);
 	if (s) {
-		who(t, name, sizeof(name));
+		race_thread_who(t->id, name, sizeof(name));
 		race_fail("held-at-exit", "%s returned holding the lock it took "
 			  "at step %ld in %s.%s: every path out of a function "
 			  "that takes a lock must release it (or say in its "

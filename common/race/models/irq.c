@@ -186,6 +186,12 @@ RACE_MODEL(irq_model) = {
 	.body	= irq_thread,
 };
 
+/** race_irqs_off - how deep thread @id is in local_irq_save() now */
+int race_irqs_off(int id)
+{
+	return irqs_off[id] > 0;
+}
+
 /* Where the calling scenario thread counts its local_irq_save()s. */
 unsigned long *race_irq_depth(void)
 {

@@ -12,6 +12,8 @@
  *   slab.c    allocation and freeing: double free, use-after-free, the
  *             type-stable rule
  *   held.c    what a thread holds; the end-of-thread oracle
+ *   lockdep.c lockdep's irq-safety rule, at every acquisition
+ *   zero.c    "0 is final": a reference count never leaves 0
  *
  * A new model (a new kind of waiting, of deferred work, an oracle checked
  * at every step) is one more file here: its hooks of race_hooks.h, its
@@ -33,6 +35,34 @@ void race_obj_check(const struct race_thread *t, const volatile void *addr,
 void race_obj_check_access(const struct race_thread *t,
 			   const volatile void *addr);
 void race_obj_seen(const struct race_thread *t);
+
+/**
+ * race_step_addr - "obj#2+16", "obj#2" or "@3": the address step @s
+ * accessed, as timelines name it ("?" if it has no name)
+ */
+static inline void race_step_addr(const struct race_step *s, char *buf,
+				  size_t len)
+{
+	if (s && s->obj_ref == RACE_REF_OBJ && s->obj_off)
+		snprintf(buf, len, "obj#%ld+%ld", s->obj, s->obj_off);
+	else if (s && s->obj_ref == RACE_REF_OBJ)
+		snprintf(buf, len, "obj#%ld", s->obj);
+	else if (s && s->obj_ref == RACE_REF_VAR)
+		snprintf(buf, len, "@%ld", s->obj);
+	else
+		snprintf(buf, len, "?");
+}
+
+/* held.c: "T1 (lookup)", "IRQ1 (put_in_irq)", "RCU" */
+void race_thread_who(int id, char *buf, size_t len);
+
+/* zero.c: what access.c tells it of each access */
+void race_zero_before(const struct race_thread *t, const volatile void *addr,
+		      unsigned int how);
+const char *race_zero_after(const struct race_thread *t);
+
+/* irq.c */
+int race_irqs_off(int id);
 
 /* rcu.c */
 void race_rcu_flush(void);
