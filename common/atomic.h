@@ -73,8 +73,12 @@ static inline void kit_atomic_set(atomic_t *v, int i, const char *fn __maybe_unu
 	int was;
 
 	race_access(fn, "set", &v->counter, RACE_STORE);
-	was = i > 0 ? __atomic_load_n(&v->counter, __ATOMIC_RELAXED) : 1;
-	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+	/* One exchange: the value it replaces, without a load that gcc
+	 * takes for a read of the uninitialized count of an object on a
+	 * stack (an init is a set on fresh memory). */
+	was = __atomic_exchange_n(&v->counter, i, __ATOMIC_RELAXED);
+	if (i <= 0)
+		was = 1;
 	race_seen(i);
 	if (unlikely(!was))
 		refcount_from_zero(&v->counter, i, fn, "set");
