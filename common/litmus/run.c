@@ -281,6 +281,8 @@ static const char *record(void)
 	}
 	for (i = 0; i < prog.nr_vars; i++)
 		at = put_value(buf, at, final(i));
+	if (race_warn_count())
+		at += snprintf(buf + at, STATE_LEN - at, " | data-race");
 	at += snprintf(buf + at, STATE_LEN - at, "\n");
 	if (at >= STATE_LEN)
 		return NULL;
@@ -314,6 +316,7 @@ static bool ran(void)
 		RACE_THREADS(__VA_ARGS__), .check = record,		\
 		.witness = ran, .outcome = "an execution runs to its end", \
 		.teardown = teardown, .memory = RACE_MEMORY_WEAK,	\
+		.warns = RACE_WARNS_CHECKED,				\
 	}
 
 LITMUS_SCENARIO(litmus2, 2, P0, P1);

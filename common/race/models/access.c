@@ -21,6 +21,7 @@
 
 #include "race/models/models.h"
 #include "race/models/weak.h"
+#include "race/scenario.h"
 #include "race_hooks.h"
 
 /* What an access touches: a load, a store or update, an unlock. */
@@ -94,6 +95,16 @@ static long current_step(void)
 	return race_trace_nr(t->step);
 }
 
+/* A report that is noted, not a verdict: a WARN, and a data race of the
+ * weak model in a scenario whose check() judges what was noted (.warns is
+ * RACE_WARNS_CHECKED: the litmus front end's, which flags it). */
+static bool noted(const char *kind)
+{
+	return !strcmp(kind, "warn") ||
+	       (!strcmp(kind, "data-race") && race_sc &&
+		race_sc->warns == RACE_WARNS_CHECKED);
+}
+
 /**
  * race_report - a primitive found a bug: a WARN is noted and the thread
  * goes on; anything else ends the search with that verdict.
@@ -102,7 +113,7 @@ bool race_report(const char *kind, const char *message)
 {
 	if (!race_sh)
 		return false;	/* not a search process: report as usual */
-	if (strcmp(kind, "warn"))
+	if (!noted(kind))
 		race_fail(kind, "%s", message);
 	race_sh->warns++;
 	if (!race_sh->note[0]) {

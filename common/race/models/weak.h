@@ -23,6 +23,10 @@ void race_weak_access(struct race_thread *t, const volatile void *addr,
 long race_weak_seen(struct race_thread *t, long value);
 void race_weak_fence(struct race_thread *t, unsigned int how);
 
+/* Plain C accesses: the compiler's callbacks (plain.c). */
+void race_weak_plain(struct race_thread *t, const volatile void *addr,
+		     size_t size, bool store);
+
 /* The other models: what a lock and RCU order. */
 void race_weak_lock_acquired(struct race_thread *t, const volatile void *word);
 void race_weak_rcu_read_lock(struct race_thread *t);
