@@ -37,6 +37,7 @@ void race_access(const char *fn, const char *what, const volatile void *addr,
 		 unsigned int how)
 {
 	struct race_thread *t = race_self();
+	const char *race;
 
 	if (!t)
 		return;
@@ -45,8 +46,8 @@ void race_access(const char *fn, const char *what, const volatile void *addr,
 			    (how & RACE_FULL) == RACE_FULL ? RACE_FP_MB : 0);
 	race_sched_point(NULL, fn, what, addr);
 	race_obj_check(t, addr, how);
-	if (race_weak)
-		race_weak_access(t, addr, how);
+	if (race_weak && (race = race_weak_access(t, addr, how)))
+		race_report("data-race", race);
 }
 
 /* The value of this thread's current step: the store a load read. */

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "race/models/weak.h"
+#include "race_hooks.h"
 
 /* AddressSanitizer's own checks (its runtime exports them). */
 void __asan_load1(uintptr_t a);
@@ -46,11 +47,14 @@ void *__asan_memset(void *dst, int c, uintptr_t n);
 static void plain(uintptr_t a, uintptr_t n, bool store)
 {
 	struct race_thread *t;
+	const char *race;
 
 	if (!race_weak || !n || !(t = race_self()) ||
 	    !race_obj_find((const void *)a))
 		return;
-	race_weak_plain(t, (const void *)a, n, store);
+	race = race_weak_plain(t, (const void *)a, n, store);
+	if (race)
+		race_report("data-race", race);
 }
 
 #define PLAIN_SIZED(n)							\

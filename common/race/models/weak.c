@@ -18,7 +18,11 @@
  *
  *  - coherence: once a thread has read or written a store of a location,
  *    it never reads an older one of that location (CoRR, CoWR); a store
- *    goes after every store of the location made before it (CoWW, CoRW);
+ *    goes after every store of the location its thread has seen (CoWW,
+ *    CoRW), and anywhere among the newer ones it has not -- which place is
+ *    a choice, like a load's (the LKMM's coherence order need not be the
+ *    order the stores were made: S, 2+2W) -- but never between an update
+ *    and the store it read;
  *  - happens-before: what a thread synchronizes with, it has seen.  Each
  *    thread has a vector clock; each store records, per thread, the epoch
  *    at which that thread first saw it (wrote or read it), as loom does.
@@ -28,7 +32,14 @@
  *  - release/acquire: a release store (smp_store_release,
  *    rcu_assign_pointer, spin_unlock, a fully ordered atomic) carries its
  *    thread's clock; an acquire load (smp_load_acquire, spin_lock,
- *    spin_trylock, a fully ordered atomic) that reads it joins that clock;
+ *    spin_trylock, a fully ordered atomic) that reads it joins that clock,
+ *    and the thread's later stores carry it (happens-before runs through
+ *    a read of them), though not its earlier ones;
+ *  - locks: spin_lock is an acquire update of the lock word, whose store
+ *    of 1 is in the word's history like any other; spin_unlock a release
+ *    update.  A spin_lock after a spin_unlock of the same thread (any
+ *    lock) orders what came before the unlock before what comes after the
+ *    lock, for every CPU (the LKMM's po-unlock-lock-po);
  *  - smp_mb: a full fence, modelled as in the promising semantics: it
  *    joins what earlier loads learnt, and a clock shared by all smp_mb in
  *    the order they run (so of two fences, the later sees what was before
@@ -58,14 +69,20 @@
  *    period began sees everything before it); rcu_read_unlock publishes
  *    the reader's clock, which the end of every grace period and every
  *    callback joins (what a reader did before the grace period ended is
- *    seen after it).  rcu_barrier joins the clocks of the callbacks done.
+ *    seen after it).  rcu_barrier joins the clocks of the callbacks done;
+ *  - plain accesses (RACE_PLAIN: a litmus test's *x, the labs' own loads,
+ *    stores and memcpy through plain.c): two accesses of different
+ *    threads to one location, one of them a store and one of them plain,
+ *    the earlier not ordered before the later, are the LKMM's data race,
+ *    the verdict "data-race".
  *
  * A load never reads a value no store wrote (no out-of-thin-air): the
  * values are the stores of the history.  Loads read only stores already
- * made, so a load is never satisfied by a later store of another thread
- * that depends on it: load buffering (LB) is not modelled, and neither is
- * a coherence order that differs from the order the stores were made
- * (2+2W, S): for those two shapes the model is stronger than the LKMM.
+ * made, so a load is never satisfied by a later store of its own thread or
+ * of another: load buffering (LB) is left to the litmus front end, which
+ * runs a test in each program order where a store passes earlier loads it
+ * does not depend on (tools/litmus_parse.py); compiled code runs in its
+ * own order.
  *
  * How the primitives get the value without knowing it: race_access()
  * copies the aligned 8-byte word that holds the chosen store into memory
@@ -73,13 +90,12 @@
  * back, so the primitive loads the old value itself, typed as it is.
  * Memory therefore always holds the newest store of every location
  * between accesses, and an update (which reads the newest) needs nothing.
- * A plain C store is invisible: when a location's word no longer holds
- * what the model last left there, every location of that word starts a
- * new history from its bytes (a plain store is seen by everybody at
- * once), and so do the locations of an object that is allocated or freed.
- * A lab must use READ_ONCE/WRITE_ONCE, the atomics, rcu_dereference/
- * rcu_assign_pointer or smp_load_acquire/smp_store_release wherever it
- * wants a reader to be checked.
+ * A plain C store the model did not hear of (code built without plain.c's
+ * callbacks: common/, a gcc build) changes a word behind its back: when a
+ * location's word no longer holds what the model last left there, every
+ * location of that word starts a new history from its bytes (seen by
+ * everybody at once), and so do the locations of an object that is
+ * allocated or freed.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -559,6 +575,10 @@ static bool covers(const struct wthread *w, int id, unsigned int e)
 }
 
 /* "T2's plain store (step 7)" of access @plain/@store by @id at @step. */
+/* The data race the access being made has, if any (check_race). */
+static char race_msg[320];
+static bool raced;
+
 /* "T2's plain store (after its step 7)" of an access by thread @id; a
  * negative @step: made after step -@step, between two points. */
 static int access_name(char *buf, size_t len, int id, long step, bool plain,
@@ -584,7 +604,7 @@ static void race_found(struct race_thread *t, const struct wthread *w,
 {
 	uintptr_t a = locs[w->loc].s.key;
 	const struct race_obj *o = race_obj_find((const void *)a);
-	char msg[320], mine[96], theirs[96], where[48];
+	char mine[96], theirs[96], where[48];
 
 	access_name(mine, sizeof(mine), t->id, access_step(t, w),
 		    w->how & RACE_PLAIN, w->how & RACE_STORE);
@@ -594,10 +614,10 @@ static void race_found(struct race_thread *t, const struct wthread *w,
 			 race_obj_offset(o, (const void *)a));
 	else
 		snprintf(where, sizeof(where), "%#lx", (unsigned long)a);
-	snprintf(msg, sizeof(msg), "data race on %s: %s and %s, one of them "
-		 "plain, are not ordered (the LKMM's data-race flag)", where,
-		 mine, theirs);
-	race_report("data-race", msg);
+	snprintf(race_msg, sizeof(race_msg), "data race on %s: %s and %s, one "
+		 "of them plain, are not ordered (the LKMM's data-race flag)",
+		 where, mine, theirs);
+	raced = true;
 }
 
 /*
@@ -606,8 +626,9 @@ static void race_found(struct race_thread *t, const struct wthread *w,
  * before the other.  The earlier one is not ordered before the access @t
  * is making if its clocks do not cover it: a store newer than the last
  * one the thread is forced to have seen, a load at an epoch they do not
- * cover.  Reported as the verdict "data-race" (race_report: a scenario
- * whose .warns is RACE_WARNS_CHECKED counts it and goes on).
+ * cover.  The caller reports it (race_weak_access, race_weak_plain return
+ * it): the verdict "data-race", or, in a scenario whose .warns is
+ * RACE_WARNS_CHECKED, a note like a WARN.
  */
 static void check_race(struct race_thread *t, struct wthread *w,
 		       const struct loc *l)
@@ -652,14 +673,16 @@ static void note_load(struct race_thread *t, const struct wthread *w,
  * race_weak_access - thread @t is about to access @addr (race_access)
  *
  * A load chooses the store it reads, and finds it in memory when it
- * loads; anything else needs nothing before the access.
+ * loads; anything else needs nothing before the access.  Returns the
+ * data race the access has with another thread's (one line), or NULL.
  */
-void race_weak_access(struct race_thread *t, const volatile void *addr,
-		      unsigned int how)
+const char *race_weak_access(struct race_thread *t, const volatile void *addr,
+			     unsigned int how)
 {
 	struct wthread *w = &wt[t->id];
 	struct loc *l;
 
+	raced = false;
 	flush_plain();
 	w->in_access = true;
 	w->how = how;
@@ -677,6 +700,7 @@ void race_weak_access(struct race_thread *t, const volatile void *addr,
 		note_load(t, w, l);
 	if ((how & RACE_RMW) == RACE_LOAD)
 		choose_read(t, w);
+	return raced ? race_msg : NULL;
 }
 
 /* rcu_dereference heads an address dependency, as READ_ONCE does. */
@@ -1045,10 +1069,11 @@ static void plain_one(struct race_thread *t, struct wthread *w, uintptr_t a,
  * ends the execution first.  A plain store goes into the history of each
  * location it covers (naturally aligned units of up to 8 bytes) once it is
  * made.  The accesses of a marked primitive, between race_access() and
- * race_seen(), are not plain: they are ignored here.
+ * race_seen(), are not plain: they are ignored here.  Returns the first
+ * data race of the accesses, or NULL.
  */
-void race_weak_plain(struct race_thread *t, const volatile void *addr,
-		     size_t size, bool store)
+const char *race_weak_plain(struct race_thread *t, const volatile void *addr,
+			    size_t size, bool store)
 {
 	struct wthread *w = &wt[t->id];
 	uintptr_t a = (uintptr_t)addr;
@@ -1056,7 +1081,8 @@ void race_weak_plain(struct race_thread *t, const volatile void *addr,
 	uintptr_t i;
 
 	if (w->in_access)
-		return;
+		return NULL;
+	raced = false;
 	flush_plain();
 	w->how = (store ? RACE_STORE : RACE_LOAD) | RACE_PLAIN;
 	for (i = a; i < a + size; i += unit)
@@ -1070,6 +1096,7 @@ void race_weak_plain(struct race_thread *t, const volatile void *addr,
 		pending.step = step_of(t);
 	}
 	tick(t);
+	return raced ? race_msg : NULL;
 }
 
 /* A thread returned: its last plain store is made. */
