@@ -7,8 +7,11 @@
 BIN is the front end's race binary (common/litmus/, make litmus-bin).
 Each test is read by litmus_parse.py, written as a small program, and
 explored exhaustively by the reproducer (dfs, weak memory model, a
-preemption bound high enough for every execution); every final state is
-collected and the test's condition judged on them.  For one file the
+preemption bound high enough for every execution), once per program
+order in which a relaxed store passes earlier loads it does not depend on
+(load buffering: litmus_parse.program_orders); every final state is
+collected and the test's condition judged on them.  "Flag data-race", as
+herd7 prints it, when an execution had a data race (a plain access).  For one file the
 answer has herd7's shape:
 
   Test MP+poonceonces Allowed

@@ -17,15 +17,17 @@ A test is
   exists|~exists|forall <proposition>              N:reg=v, loc=v, /\ \/ ~
 
 The body is C: declarations of registers (int r0; int *r1 = ...;),
-assignments to registers, if/else, blocks, and the kernel's primitives
-(PRIMITIVES below).  What this front end does not express -- a loop, a
-plain access to shared memory (phase B of issue 21), a primitive it does
-not know -- raises LitmusError(line, ..., unsupported=True): the caller
-prints "FILE:LINE: unsupported: <construct>" and never a verdict.  A file
-that is not a litmus test raises LitmusError(line, "error: ...").
+assignments to registers, if/else, blocks, plain accesses to shared memory
+(*x = v; r = *x: the internal primitives __plain_store and __plain_load),
+and the kernel's primitives (PRIMITIVES below).  What this front end does
+not express -- a loop, a primitive it does not know -- raises
+LitmusError(line, ..., unsupported=True): the caller prints "FILE:LINE:
+unsupported: <construct>" and never a verdict.  A file that is not a
+litmus test raises LitmusError(line, "error: ...").
 
 The result is compiled into the small program the C interpreter of
-common/litmus/ runs (Test.ir()), and Test.holds(prop, state) evaluates a
+common/litmus/ runs (Test.ir(), once per program order: Test.orders(),
+the orders load buffering needs), and Test.holds(prop, state) evaluates a
 proposition on one final state.  Standard library only.
 """
 import re

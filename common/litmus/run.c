@@ -16,7 +16,10 @@
  *
  * A state is one line: each process's registers, in the order the IR
  * numbers them, then every variable, the groups separated by '|'; a value
- * that is a variable's address is written "&<variable>".  With
+ * that is a variable's address is written "&<variable>"; a last group
+ * "data-race" if the execution had one (the scenarios judge their own
+ * WARNs, RACE_WARNS_CHECKED, and the weak model's data races are counted
+ * with them: race_warn_count()).  With
  * $LITMUS_STOP (make litmus SHOW=1), the first execution that ends in one
  * of the states that file lists fails its check, and the reproducer
  * prints its timeline.

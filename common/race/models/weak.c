@@ -783,8 +783,8 @@ static void move_after(struct race_thread *t, struct loc *l, int n, int after)
 	stores[n].older = after;
 	stores[next].older = n;
 	if (t->step)
-		race_trace_stale(t->step, stores[after].step, stores[next].step,
-				 stores[next].known, stores[next].value);
+		race_trace_placed(t->step, stores[after].step, stores[next].step,
+				  stores[next].known, stores[next].value);
 }
 
 /* A store is done (WRITE_ONCE, atomic_set, smp_store_release, ...). */
