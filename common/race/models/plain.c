@@ -26,19 +26,20 @@
 #include "race/models/weak.h"
 #include "race_hooks.h"
 
-/* AddressSanitizer's own checks (its runtime exports them). */
-void __asan_load1(uintptr_t a);
-void __asan_load2(uintptr_t a);
-void __asan_load4(uintptr_t a);
-void __asan_load8(uintptr_t a);
-void __asan_load16(uintptr_t a);
-void __asan_loadN(uintptr_t a, uintptr_t n);
-void __asan_store1(uintptr_t a);
-void __asan_store2(uintptr_t a);
-void __asan_store4(uintptr_t a);
-void __asan_store8(uintptr_t a);
-void __asan_store16(uintptr_t a);
-void __asan_storeN(uintptr_t a, uintptr_t n);
+/* AddressSanitizer's own checks (its runtime exports them; the types are
+ * the ones gcc knows them by). */
+void __asan_load1(void *a);
+void __asan_load2(void *a);
+void __asan_load4(void *a);
+void __asan_load8(void *a);
+void __asan_load16(void *a);
+void __asan_loadN(void *a, long n);
+void __asan_store1(void *a);
+void __asan_store2(void *a);
+void __asan_store4(void *a);
+void __asan_store8(void *a);
+void __asan_store16(void *a);
+void __asan_storeN(void *a, long n);
 void *__asan_memcpy(void *dst, const void *src, uintptr_t n);
 void *__asan_memmove(void *dst, const void *src, uintptr_t n);
 void *__asan_memset(void *dst, int c, uintptr_t n);
@@ -61,13 +62,13 @@ static void plain(uintptr_t a, uintptr_t n, bool store)
 void __race_plain_load##n(uintptr_t a);					\
 void __race_plain_load##n(uintptr_t a)					\
 {									\
-	__asan_load##n(a);						\
+	__asan_load##n((void *)a);					\
 	plain(a, n, false);						\
 }									\
 void __race_plain_store##n(uintptr_t a);				\
 void __race_plain_store##n(uintptr_t a)					\
 {									\
-	__asan_store##n(a);						\
+	__asan_store##n((void *)a);					\
 	plain(a, n, true);						\
 }
 
@@ -80,14 +81,14 @@ PLAIN_SIZED(16)
 void __race_plain_loadN(uintptr_t a, uintptr_t n);
 void __race_plain_loadN(uintptr_t a, uintptr_t n)
 {
-	__asan_loadN(a, n);
+	__asan_loadN((void *)a, (long)n);
 	plain(a, n, false);
 }
 
 void __race_plain_storeN(uintptr_t a, uintptr_t n);
 void __race_plain_storeN(uintptr_t a, uintptr_t n)
 {
-	__asan_storeN(a, n);
+	__asan_storeN((void *)a, (long)n);
 	plain(a, n, true);
 }
 

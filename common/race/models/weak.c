@@ -574,7 +574,6 @@ static bool covers(const struct wthread *w, int id, unsigned int e)
 	return !e || w->ec.c[id] >= e - 1;
 }
 
-/* "T2's plain store (step 7)" of access @plain/@store by @id at @step. */
 /* The data race the access being made has, if any (check_race). */
 static char race_msg[320];
 static bool raced;
