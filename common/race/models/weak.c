@@ -575,7 +575,7 @@ static bool covers(const struct wthread *w, int id, unsigned int e)
 }
 
 /* The data race the access being made has, if any (check_race). */
-static char race_msg[320];
+static char race_msg[512];
 static bool raced;
 
 /* "T2's plain store (after its step 7)" of an access by thread @id; a
