@@ -93,7 +93,8 @@ EXTRA = {"mp-wmb-only": "Sometimes", "mp-rmb-only": "Sometimes", "mp-deref-once"
 
 # Where the weak model differs from the LKMM on the kit's files: each must
 # disagree, so that a model change that fixes one fails here until its
-# entry is deleted (issue 21, phase B, fixed the six it had).
+# entry is deleted (the six it had are fixed: docs/reproducer.md, "The
+# kernel's tests against the model").
 MODEL_ERRORS = {}
 # What the front end refuses, and why.
 REFUSED = {}

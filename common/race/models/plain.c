@@ -9,8 +9,8 @@
  * __race_plain_).  Every load and store the compiler emits then calls
  * __race_plain_loadN/storeN(addr) just before it, and a memcpy, memmove or
  * memset calls __race_plain_memcpy ... instead.  Each callback first makes
- * AddressSanitizer's own check (__asan_load4, __asan_memcpy, ...), so a
- * use-after-free is reported exactly as before, then, under the weak
+ * AddressSanitizer's own check (asan_check, asan_memcpy: sanitizer.h), so
+ * a use-after-free is reported exactly as before, then, under the weak
  * model, tells it of the access (race_weak_plain): a plain store goes into
  * its location's history, and an access that races with another thread's
  * unordered one ends the execution with the verdict "data-race".
@@ -25,24 +25,7 @@
 
 #include "race/models/weak.h"
 #include "race_hooks.h"
-
-/* AddressSanitizer's own checks (its runtime exports them; the types are
- * the ones gcc knows them by). */
-void __asan_load1(void *a);
-void __asan_load2(void *a);
-void __asan_load4(void *a);
-void __asan_load8(void *a);
-void __asan_load16(void *a);
-void __asan_loadN(void *a, long n);
-void __asan_store1(void *a);
-void __asan_store2(void *a);
-void __asan_store4(void *a);
-void __asan_store8(void *a);
-void __asan_store16(void *a);
-void __asan_storeN(void *a, long n);
-void *__asan_memcpy(void *dst, const void *src, uintptr_t n);
-void *__asan_memmove(void *dst, const void *src, uintptr_t n);
-void *__asan_memset(void *dst, int c, uintptr_t n);
+#include "sanitizer.h"
 
 /* Tell the weak model of a plain access by a scenario thread to the slab. */
 static void plain(uintptr_t a, uintptr_t n, bool store)
@@ -58,18 +41,23 @@ static void plain(uintptr_t a, uintptr_t n, bool store)
 		race_report("data-race", race);
 }
 
+/* One access of @n bytes at @a: ASan's check, then the model's. */
+static void checked(uintptr_t a, uintptr_t n, bool store)
+{
+	asan_check((const void *)a, n, store);
+	plain(a, n, store);
+}
+
 #define PLAIN_SIZED(n)							\
 void __race_plain_load##n(uintptr_t a);					\
 void __race_plain_load##n(uintptr_t a)					\
 {									\
-	__asan_load##n((void *)a);					\
-	plain(a, n, false);						\
+	checked(a, n, false);						\
 }									\
 void __race_plain_store##n(uintptr_t a);				\
 void __race_plain_store##n(uintptr_t a)					\
 {									\
-	__asan_store##n((void *)a);					\
-	plain(a, n, true);						\
+	checked(a, n, true);						\
 }
 
 PLAIN_SIZED(1)
@@ -81,15 +69,13 @@ PLAIN_SIZED(16)
 void __race_plain_loadN(uintptr_t a, uintptr_t n);
 void __race_plain_loadN(uintptr_t a, uintptr_t n)
 {
-	__asan_loadN((void *)a, (long)n);
-	plain(a, n, false);
+	checked(a, n, false);
 }
 
 void __race_plain_storeN(uintptr_t a, uintptr_t n);
 void __race_plain_storeN(uintptr_t a, uintptr_t n)
 {
-	__asan_storeN((void *)a, (long)n);
-	plain(a, n, true);
+	checked(a, n, true);
 }
 
 /* A copy: plain loads of @src, then plain stores to @dst, made at once. */
@@ -98,7 +84,7 @@ void *__race_plain_memcpy(void *dst, const void *src, uintptr_t n)
 {
 	plain((uintptr_t)src, n, false);
 	plain((uintptr_t)dst, n, true);
-	return __asan_memcpy(dst, src, n);
+	return asan_memcpy(dst, src, n);
 }
 
 void *__race_plain_memmove(void *dst, const void *src, uintptr_t n);
@@ -106,12 +92,12 @@ void *__race_plain_memmove(void *dst, const void *src, uintptr_t n)
 {
 	plain((uintptr_t)src, n, false);
 	plain((uintptr_t)dst, n, true);
-	return __asan_memmove(dst, src, n);
+	return asan_memmove(dst, src, n);
 }
 
 void *__race_plain_memset(void *dst, int c, uintptr_t n);
 void *__race_plain_memset(void *dst, int c, uintptr_t n)
 {
 	plain((uintptr_t)dst, n, true);
-	return __asan_memset(dst, c, n);
+	return asan_memset(dst, c, n);
 }
