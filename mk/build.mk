@@ -44,7 +44,7 @@ CFLAGS_race  := -O1 -fno-omit-frame-pointer -fsanitize=address \
 # memory model hears plain C accesses through (common/race/models/plain.c).
 CFLAGS_race_code := $(if $(shell $(CC) -v 2>&1 | grep 'clang version'),\
 	-mllvm -asan-instrumentation-with-call-threshold=0 \
-	-mllvm -asan-memory-access-callback-prefix=__race_plain_)
+	-mllvm -asan-memory-access-callback-prefix=race_plain_)
 KIT_LDLIBS   := -lurcu-memb -pthread
 # What an unfinished TODO leaves in the files the student edits (an unused
 # parameter, a static function not called yet): shown, never fatal.  make

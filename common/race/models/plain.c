@@ -6,9 +6,9 @@
  * The labs' code and tests are compiled for the reproducer with
  * AddressSanitizer's accesses made as calls (mk/build.mk, CFLAGS_race_code:
  * -asan-instrumentation-with-call-threshold=0 and the callback prefix
- * __race_plain_).  Every load and store the compiler emits then calls
- * __race_plain_loadN/storeN(addr) just before it, and a memcpy, memmove or
- * memset calls __race_plain_memcpy ... instead.  Each callback first makes
+ * race_plain_).  Every load and store the compiler emits then calls
+ * race_plain_loadN/storeN(addr) just before it, and a memcpy, memmove or
+ * memset calls race_plain_memcpy ... instead.  Each callback first makes
  * AddressSanitizer's own check (asan_check, asan_memcpy: sanitizer.h), so
  * a use-after-free is reported exactly as before, then, under the weak
  * model, tells it of the access (race_weak_plain): a plain store goes into
@@ -49,13 +49,13 @@ static void checked(uintptr_t a, uintptr_t n, bool store)
 }
 
 #define PLAIN_SIZED(n)							\
-void __race_plain_load##n(uintptr_t a);					\
-void __race_plain_load##n(uintptr_t a)					\
+void race_plain_load##n(uintptr_t a);					\
+void race_plain_load##n(uintptr_t a)					\
 {									\
 	checked(a, n, false);						\
 }									\
-void __race_plain_store##n(uintptr_t a);				\
-void __race_plain_store##n(uintptr_t a)					\
+void race_plain_store##n(uintptr_t a);				\
+void race_plain_store##n(uintptr_t a)					\
 {									\
 	checked(a, n, true);						\
 }
@@ -66,37 +66,37 @@ PLAIN_SIZED(4)
 PLAIN_SIZED(8)
 PLAIN_SIZED(16)
 
-void __race_plain_loadN(uintptr_t a, uintptr_t n);
-void __race_plain_loadN(uintptr_t a, uintptr_t n)
+void race_plain_loadN(uintptr_t a, uintptr_t n);
+void race_plain_loadN(uintptr_t a, uintptr_t n)
 {
 	checked(a, n, false);
 }
 
-void __race_plain_storeN(uintptr_t a, uintptr_t n);
-void __race_plain_storeN(uintptr_t a, uintptr_t n)
+void race_plain_storeN(uintptr_t a, uintptr_t n);
+void race_plain_storeN(uintptr_t a, uintptr_t n)
 {
 	checked(a, n, true);
 }
 
 /* A copy: plain loads of @src, then plain stores to @dst, made at once. */
-void *__race_plain_memcpy(void *dst, const void *src, uintptr_t n);
-void *__race_plain_memcpy(void *dst, const void *src, uintptr_t n)
+void *race_plain_memcpy(void *dst, const void *src, uintptr_t n);
+void *race_plain_memcpy(void *dst, const void *src, uintptr_t n)
 {
 	plain((uintptr_t)src, n, false);
 	plain((uintptr_t)dst, n, true);
 	return asan_memcpy(dst, src, n);
 }
 
-void *__race_plain_memmove(void *dst, const void *src, uintptr_t n);
-void *__race_plain_memmove(void *dst, const void *src, uintptr_t n)
+void *race_plain_memmove(void *dst, const void *src, uintptr_t n);
+void *race_plain_memmove(void *dst, const void *src, uintptr_t n)
 {
 	plain((uintptr_t)src, n, false);
 	plain((uintptr_t)dst, n, true);
 	return asan_memmove(dst, src, n);
 }
 
-void *__race_plain_memset(void *dst, int c, uintptr_t n);
-void *__race_plain_memset(void *dst, int c, uintptr_t n)
+void *race_plain_memset(void *dst, int c, uintptr_t n);
+void *race_plain_memset(void *dst, int c, uintptr_t n)
 {
 	plain((uintptr_t)dst, n, true);
 	return asan_memset(dst, c, n);
