@@ -62,6 +62,8 @@ struct rcu_head;
 #define RACE_ACQUIRE	0x10		/* later accesses stay after it */
 #define RACE_RELEASE	0x20		/* earlier accesses stay before it */
 #define RACE_FULL	(RACE_ACQUIRE | RACE_RELEASE)	/* fully ordered */
+#define RACE_PLAIN	0x40		/* a plain C access, not a marked one:
+					 * the LKMM's data races */
 
 #ifdef CONFIG_RACE_HARNESS
 

@@ -17,6 +17,10 @@
  *   asan_start_switch_fiber(..)  a switch to another stack begins ...
  *   asan_finish_switch_fiber(..) ... and has happened (the reproducer's
  *                                contexts: runtime/carrier.c)
+ *   asan_check(p, n, store)      ASan's own check of an access, as its
+ *                                instrumentation makes it
+ *   asan_memcpy/memmove/memset   the copy, checked, as ASan makes it (the
+ *                                weak model's callbacks: models/plain.c)
  * ThreadSanitizer:
  *   tsan_release(addr)           what happened before is released at @addr
  *   tsan_acquire(addr)           ... and acquired here: a happens-before
@@ -30,6 +34,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "compiler.h"
 
@@ -62,6 +67,36 @@ static inline void asan_finish_switch_fiber(void *save, const void **bottom,
 {
 	__sanitizer_finish_switch_fiber(save, bottom, size);
 }
+
+/* ASan's runtime exports these (the types are the ones gcc knows them by). */
+void __asan_loadN(void *p, long n);
+void __asan_storeN(void *p, long n);
+void *__asan_memcpy(void *dst, const void *src, size_t n);
+void *__asan_memmove(void *dst, const void *src, size_t n);
+void *__asan_memset(void *dst, int c, size_t n);
+
+static inline void asan_check(const volatile void *p, size_t n, bool store)
+{
+	if (store)
+		__asan_storeN((void *)p, (long)n);
+	else
+		__asan_loadN((void *)p, (long)n);
+}
+
+static inline void *asan_memcpy(void *dst, const void *src, size_t n)
+{
+	return __asan_memcpy(dst, src, n);
+}
+
+static inline void *asan_memmove(void *dst, const void *src, size_t n)
+{
+	return __asan_memmove(dst, src, n);
+}
+
+static inline void *asan_memset(void *dst, int c, size_t n)
+{
+	return __asan_memset(dst, c, n);
+}
 #else
 static inline bool asan_address_poisoned(const volatile void *p __maybe_unused)
 {
@@ -82,6 +117,26 @@ static inline void asan_finish_switch_fiber(void *save __maybe_unused,
 					    const void **bottom __maybe_unused,
 					    size_t *size __maybe_unused)
 {
+}
+
+static inline void asan_check(const volatile void *p __maybe_unused,
+			      size_t n __maybe_unused, bool store __maybe_unused)
+{
+}
+
+static inline void *asan_memcpy(void *dst, const void *src, size_t n)
+{
+	return memcpy(dst, src, n);
+}
+
+static inline void *asan_memmove(void *dst, const void *src, size_t n)
+{
+	return memmove(dst, src, n);
+}
+
+static inline void *asan_memset(void *dst, int c, size_t n)
+{
+	return memset(dst, c, n);
 }
 #endif /* CONFIG_KIT_ASAN */
 

@@ -39,6 +39,12 @@ CFLAGS_tsan  := -O1 -fno-omit-frame-pointer -fsanitize=thread
 CFLAGS_tsan  += $(if $(shell $(CC) -v 2>&1 | grep '^gcc version'),-Wno-tsan)
 CFLAGS_race  := -O1 -fno-omit-frame-pointer -fsanitize=address \
 	-DCONFIG_RACE_HARNESS
+# The code under test (a lab's files, given and edited, and its tests),
+# not common/: clang makes each AddressSanitizer check a call the weak
+# memory model hears plain C accesses through (common/race/models/plain.c).
+CFLAGS_race_code := $(if $(shell $(CC) -v 2>&1 | grep 'clang version'),\
+	-mllvm -asan-instrumentation-with-call-threshold=0 \
+	-mllvm -asan-memory-access-callback-prefix=race_plain_)
 KIT_LDLIBS   := -lurcu-memb -pthread
 # What an unfinished TODO leaves in the files the student edits (an unused
 # parameter, a static function not called yet): shown, never fatal.  make
@@ -122,11 +128,12 @@ define lab_variant_rules
 $(patsubst $(call lab_impl,$(1))/%.c,$(B)/$(2)/lab$(1)/obj/%.o,$(call lab_edit_c,$(1))): \
 		$(B)/$(2)/lab$(1)/obj/%.o: $(call lab_impl,$(1))/%.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
-	$$(call quiet,CC)$$(JAIL_CC) $$(CC) $$(call lab_student_cflags,$(1)) $$(TODO_CFLAGS) $$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
+	$$(call quiet,CC)$$(JAIL_CC) $$(CC) $$(call lab_student_cflags,$(1)) $$(TODO_CFLAGS) $$(CFLAGS_$(2)) \
+		$$(CFLAGS_$(2)_code) $$(CFLAGS) -c $$< -o $$@
 
 $(call lab_kitdir,$(2),$(1))/%.o: %.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
-	$$(call quiet,CC)$$(CC) $$(call lab_cflags,$(1)) $$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
+	$$(call quiet,CC)$$(CC) $$(call lab_cflags,$(1)) $$(CFLAGS_$(2)) $$(CFLAGS_$(2)_code) $$(CFLAGS) -c $$< -o $$@
 
 $(foreach c,$(LAB_$(1)_configs),$(eval $(call lab_config_rule,$(1),$(2),$(c))))
 endef
@@ -137,7 +144,7 @@ $(call lab_config_objs,$(2),$(1),$(3)): \
 		$(B)/$(2)/lab$(1)/obj-$(3)/%.o: $(call lab_impl,$(1))/%.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
 	$$(call quiet,CC)$$(JAIL_CC) $$(CC) $$(call lab_student_cflags,$(1)) $(LAB_$(1)_config_$(3)) $$(TODO_CFLAGS) \
-		$$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
+		$$(CFLAGS_$(2)) $$(CFLAGS_$(2)_code) $$(CFLAGS) -c $$< -o $$@
 endef
 
 # lab_tsan_rule N, SOURCE: one TSan program

@@ -7,8 +7,11 @@
 BIN is the front end's race binary (common/litmus/, make litmus-bin).
 Each test is read by litmus_parse.py, written as a small program, and
 explored exhaustively by the reproducer (dfs, weak memory model, a
-preemption bound high enough for every execution); every final state is
-collected and the test's condition judged on them.  For one file the
+preemption bound high enough for every execution), once per program
+order in which a relaxed store passes earlier loads it does not depend on
+(load buffering: litmus_parse.program_orders); every final state is
+collected and the test's condition judged on them.  "Flag data-race", as
+herd7 prints it, when an execution had a data race (a plain access).  For one file the
 answer has herd7's shape:
 
   Test MP+poonceonces Allowed
@@ -68,6 +71,7 @@ class Answer:
         self.kept = kept
         self.positive = sum(1 for s in kept if test.holds(test.prop, s))
         self.negative = len(kept) - self.positive
+        self.racy = any(s.get(litmus_parse.RACY) for s in kept)
         if self.positive == 0:
             self.observation = "Never"
         elif self.negative == 0:
@@ -127,13 +131,54 @@ def state_lines(answer):
 
 
 def explore(test, binary, timeout, stop=None):
-    """The Answer of @test under the race binary @binary.  With @stop (raw
-    state lines), the search instead stops at the first execution that
-    ends in one of them: its timeline, as the race binary prints it."""
+    """The Answer of @test under the race binary @binary: one exploration
+    per program order (litmus_parse.program_orders: the stores that may
+    pass earlier loads), their final states together.  With @stop (raw
+    state lines), the first execution that ends in one of them instead:
+    its timeline, as the race binary prints it."""
+    try:
+        orders = test.orders()
+    except LitmusError as e:
+        raise Refused(e.message(test.path))
+    answers, t0 = [], time.time()
+    for bodies in orders:
+        left = max(1, int(timeout - (time.time() - t0)))
+        a = explore_order(test, bodies, binary, left, stop)
+        if stop is not None:
+            if a != ["(no execution reached it)"]:
+                return reordered(test, bodies) + a
+            continue
+        answers.append(a)
+    if stop is not None:
+        return ["(no execution reached it)"]
+    raw = {}
+    for a in answers:
+        raw.update(a.raw)
+    answer = Answer(test, list(raw.values()), sum(a.executions for a in answers),
+                    sum(a.ms for a in answers))
+    answer.raw, answer.orders = raw, len(orders)
+    return answer
+
+
+def reordered(test, bodies):
+    """A line for each process that @bodies runs in another order than
+    written (a store made before earlier loads: load buffering)."""
+    out = []
+    for p, body in zip(test.procs, bodies):
+        lines = [s[1] for s in body[1:] if s[0] == "line"]
+        if lines != sorted(lines):
+            out.append("P%d makes its lines in the order %s (a store before earlier "
+                       "loads it does not depend on: load buffering)"
+                       % (p.number, ", ".join(map(str, lines))))
+    return out
+
+
+def explore_order(test, bodies, binary, timeout, stop):
+    """explore() of one program order."""
     with tempfile.TemporaryDirectory(prefix="litmus-") as tmp:
         ir, states, result = (os.path.join(tmp, n) for n in ("test.ir", "states", "result"))
         with open(ir, "w") as f:
-            f.write(test.ir())
+            f.write(test.ir(bodies))
         env = dict(os.environ, LITMUS_IR=ir, LITMUS_STATES=states)
         if stop is not None:
             env["LITMUS_STOP"] = os.path.join(tmp, "stop")
@@ -231,6 +276,8 @@ def print_answer(test, a):
     print("Positive: %d Negative: %d" % (a.positive, a.negative))
     if test.filter is not None:
         print("Filter (%s)" % fmt_prop(test.filter, test.filter[0]))
+    if a.racy:
+        print("Flag data-race")
     print("Condition %s (%s)" % (test.quantifier, fmt_prop(test.prop, test.prop[0])))
     print("Observation %s %s %d %d" % (test.name, a.observation, a.positive, a.negative))
     print("Time %s %.2f" % (test.name, a.ms / 1e3))
@@ -294,9 +341,9 @@ def many(paths, binary, timeout):
         counts[word] += 1
         if slowest is None or a.ms > slowest[1]:
             slowest = (test.name, a.ms)
-        print("%-11s %-58s Result: %-9s model: %-9s %5d executions %8.1f ms (%.1f s wall)"
+        print("%-11s %-58s Result: %-9s model: %-9s %5d executions %8.1f ms (%.1f s wall)%s"
               % (word, test.name, test.result or "-", a.observation, a.executions, a.ms,
-                 time.time() - t0))
+                 time.time() - t0, " Flag data-race" if a.racy else ""))
     print("%d agree, %d disagree, %d unsupported%s%s" % (
         counts["agree"], counts["disagree"], counts["unsupported"],
         " (%d malformed)" % malformed if malformed else "",

@@ -17,15 +17,17 @@ A test is
   exists|~exists|forall <proposition>              N:reg=v, loc=v, /\ \/ ~
 
 The body is C: declarations of registers (int r0; int *r1 = ...;),
-assignments to registers, if/else, blocks, and the kernel's primitives
-(PRIMITIVES below).  What this front end does not express -- a loop, a
-plain access to shared memory (phase B of issue 21), a primitive it does
-not know -- raises LitmusError(line, ..., unsupported=True): the caller
-prints "FILE:LINE: unsupported: <construct>" and never a verdict.  A file
-that is not a litmus test raises LitmusError(line, "error: ...").
+assignments to registers, if/else, blocks, plain accesses to shared memory
+(*x = v; r = *x: the internal primitives __plain_store and __plain_load),
+and the kernel's primitives (PRIMITIVES below).  What this front end does
+not express -- a loop, a primitive it does not know -- raises
+LitmusError(line, ..., unsupported=True): the caller prints "FILE:LINE:
+unsupported: <construct>" and never a verdict.  A file that is not a
+litmus test raises LitmusError(line, "error: ...").
 
 The result is compiled into the small program the C interpreter of
-common/litmus/ runs (Test.ir()), and Test.holds(prop, state) evaluates a
+common/litmus/ runs (Test.ir(), once per program order: Test.orders(),
+the orders load buffering needs), and Test.holds(prop, state) evaluates a
 proposition on one final state.  Standard library only.
 """
 import re
@@ -36,7 +38,9 @@ MAX_VARS = 32           # LITMUS_MAX_VARS
 MAX_BOUND = 15          # dfs raises its bound to at most RACE_MAX_BOUNDS - 1
 MAX_DEPTH = 40          # nesting of statements and expressions (the IR's is 64)
 MAX_VALUE = 1 << 31     # numbers are the kernel's int
+MAX_ORDERS = 64         # program orders a test may need (load buffering)
 RESULTS = ("Never", "Sometimes", "Always", "DEADLOCK")
+RACY = ("flag", "data-race")   # a state's key: its execution had a data race
 
 
 class LitmusError(Exception):
@@ -92,6 +96,7 @@ def _atomic_family():
 
 
 PRIMITIVES = dict(_atomic_family(), **{
+    "__plain_load": ("P", True, "int"), "__plain_store": ("PV", False, "int"),
     "READ_ONCE": ("L", True, "int"),
     "WRITE_ONCE": ("LV", False, "int"),
     "smp_load_acquire": ("P", True, "int"),
@@ -278,8 +283,20 @@ class Test:
         thread can be preempted at most once at each of its points."""
         return max(0, sum(points(p.body) for p in self.procs) - 1)
 
+    def orders(self):
+        """The program orders to run: one body per process, the order
+        written first (program_orders); raises LitmusError if there are
+        more than MAX_ORDERS."""
+        combos = [[]]
+        for p in self.procs:
+            combos = [c + [b] for c in combos for b in program_orders(p.body)]
+            if len(combos) > MAX_ORDERS:
+                raise unsupported(p.line, "more than %d program orders to explore (the "
+                                  "stores that may pass earlier loads)" % MAX_ORDERS)
+        return combos
+
     # -- the program the interpreter runs
-    def ir(self):
+    def ir(self, bodies=None):
         out = ["litmus-ir 1", "name %s" % self.name,
                "vars %d" % len(self.locs)]
         for loc in sorted(self.locs.values(), key=lambda l: l.index):
@@ -290,7 +307,7 @@ class Test:
             out.append("proc %d %d" % (p.number, len(p.regs)))
             for idx, init in sorted(p.reg_init.items()):
                 out.append("reg %d %s" % (idx, value_ir(init)))
-            out.append("body " + sexp(p.body))
+            out.append("body " + sexp(bodies[p.number] if bodies else p.body))
         out.append("end")
         return "\n".join(out) + "\n"
 
@@ -304,6 +321,9 @@ class Test:
         state = {}
         locs = sorted(self.locs.values(), key=lambda l: l.index)
         parts = line.split("|")
+        if len(parts) == len(self.procs) + 2 and parts[-1].strip() == "data-race":
+            state[RACY] = True
+            parts = parts[:-1]
         if len(parts) != len(self.procs) + 1:
             raise ValueError("a state with %d parts: %r" % (len(parts), line))
         for p, part in enumerate(parts[:-1]):
@@ -389,6 +409,99 @@ def points(stmt):
     if kind == "call":
         return POINTS.get(stmt[1], 1) + sum(points(x) for x in stmt[2:])
     raise AssertionError(kind)
+
+
+# --- load buffering: the program orders a process may run in ------------------------
+#
+# The weak model runs each thread's accesses in the order it makes them,
+# and a load reads only stores already made: it never returns a store that
+# its own thread, or another, makes after it (load buffering, LB).  The
+# LKMM allows that when nothing orders the load before the later store --
+# no dependency (address, data or control), no fence, acquire, release,
+# lock or RCU call between them, another location.  Such a store may as
+# well be made first, so the front end runs the test once per order of
+# each process that makes such a store before such loads (a CPU executing
+# it early), and collects the final states of every run.  Everything else
+# keeps the order written: the weak model already lets a load read an
+# older store, which covers the other reorderings.
+
+LB_LOADS = {"READ_ONCE", "rcu_dereference", "atomic_read", "__plain_load"}
+LB_STORES = {"WRITE_ONCE", "atomic_set", "__plain_store"}
+
+
+def flatten(body):
+    """The statements of a process's body, nested blocks opened."""
+    out = []
+    for s in body[1:]:
+        if s[0] == "seq":
+            out += flatten(s)
+        else:
+            out.append(s)
+    return out
+
+
+def uses(node, regs, calls):
+    """Collect the registers read and the calls made by @node."""
+    if not isinstance(node, list) or not node:
+        return
+    if node[0] == "reg":
+        regs.add(node[1])
+        return
+    if node[0] == "call":
+        calls.append(node)
+    for x in node[1:]:
+        uses(x, regs, calls)
+
+
+def facts(stmt):
+    """(kind, location, registers read, registers written) of a statement:
+    kind "load" (one relaxed load of a location named directly, into a
+    register or nowhere), "store" (one relaxed store to a location named
+    directly, of a value computed from registers), or "fixed" (anything
+    else: it keeps its place against every other statement)."""
+    body = stmt[2] if stmt[0] == "line" else stmt
+    regs, calls = set(), []
+    uses(body, regs, calls)
+    written = {body[1]} if body[0] == "set" else set()
+    if body[0] in ("set", "eval") and len(calls) == 1 and len(calls[0]) > 2 \
+            and calls[0][2][0] == "addr":
+        name = calls[0][1]
+        if name in LB_LOADS:
+            return "load", calls[0][2][1], regs, written
+        if name in LB_STORES and body[0] == "eval" and body[1] is calls[0]:
+            return "store", calls[0][2][1], regs, written
+    return "fixed", None, regs, written
+
+
+def program_orders(body):
+    """Every order of @body's statements that keeps each pair in the order
+    written but a relaxed load and a later relaxed store of another
+    location that do not depend on it; the order written first."""
+    stmts = flatten(body)
+    f = [facts(s) for s in stmts]
+    n = len(stmts)
+
+    def before(i, j):           # must statement i (< j) stay before j?
+        ki, li, ri, wi = f[i]
+        kj, lj, rj, wj = f[j]
+        if wi & (rj | wj) or ri & wj:
+            return True
+        return not (ki == "load" and kj == "store" and li != lj)
+
+    preds = [{i for i in range(j) if before(i, j)} for j in range(n)]
+    orders = []
+
+    def extend(done, order):
+        if len(orders) > MAX_ORDERS:
+            return
+        if len(order) == n:
+            orders.append(["seq"] + [stmts[i] for i in order])
+            return
+        for j in range(n):
+            if j not in done and preds[j] <= done:
+                extend(done | {j}, order + [j])
+    extend(frozenset(), [])
+    return orders
 
 
 # --- the parser ----------------------------------------------------------------------
@@ -708,10 +821,15 @@ class Parser:
             return ["line", t.line, ["set", reg, value]]
         e = self.expr()
         if self.at("="):
-            if e[0] == "deref":
-                raise unsupported(self.peek().line, "a plain store to shared memory "
-                                  "(the weak model sees marked accesses only: issue 21, phase B)")
-            raise LitmusError(self.peek().line, "cannot assign to this")
+            if e[0] != "deref":
+                raise LitmusError(self.peek().line, "cannot assign to this")
+            self.next()
+            value = self.value(self.expr())
+            return ["line", t.line, ["eval", self.plain(e, value)]]
+        if e[0] == "deref" and self.peek().kind == "op" and self.peek().text in (
+                "+=", "-=", "*=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"):
+            raise unsupported(self.peek().line, "%s on shared memory (write the plain "
+                              "load and the plain store)" % self.peek().text)
         return ["line", t.line, ["eval", self.value(e)]]
 
     # -- expressions (C precedence)
@@ -813,6 +931,8 @@ class Parser:
         self.next()
         if name in REFUSED:
             raise unsupported(t.line, "%s (%s)" % (name, REFUSED[name]))
+        if name.startswith("__"):
+            raise unsupported(t.line, "%s()" % name)
         if name not in PRIMITIVES:
             if name in self.proc.regs or name in self.proc.params:
                 raise LitmusError(t.line, "%s is not a function" % name)
@@ -833,11 +953,18 @@ class Parser:
             out.append(self.value(a))
         return out
 
+    def plain(self, e, store=None):
+        """A plain C access *p (a ["deref", p, line]): a load, or a store of
+        @store; the weak model sees it, and flags it if it races."""
+        self.check_kind("a plain access", e[1], "int", e[2])
+        if store is None:
+            return ["call", "__plain_load", self.value(e[1])]
+        return ["call", "__plain_store", self.value(e[1]), store]
+
     def value(self, e):
-        """@e, refused if it reads shared memory without a primitive."""
+        """@e as the interpreter computes it: *p is a plain load."""
         if e[0] == "deref":
-            raise unsupported(e[2], "a plain load of shared memory (the weak model "
-                              "sees marked accesses only: issue 21, phase B)")
+            return self.plain(e)
         if e[0] in ("un", "bin"):
             return e[:2] + [self.value(x) for x in e[2:]]
         if e[0] == "cond":

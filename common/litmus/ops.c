@@ -31,6 +31,7 @@
 
 /* What a primitive does, beyond its name. */
 enum fam {
+	F_PLAIN_LOAD, F_PLAIN_STORE,
 	F_READ_ONCE, F_WRITE_ONCE, F_LOAD_ACQUIRE, F_STORE_RELEASE, F_STORE_MB,
 	F_DEREF, F_ASSIGN, F_XCHG, F_CMPXCHG,
 	F_MB, F_WMB, F_RMB, F_BARRIER, F_MB_BEFORE_ATOMIC, F_MB_AFTER_ATOMIC,
@@ -67,6 +68,7 @@ struct prim_impl {
 
 /* The primitives, in one order with impl[] below. */
 const struct litmus_prim litmus_prims[] = {
+	PRIM("__plain_load", 1, I, 0), PRIM("__plain_store", 2, I, 0),
 	PRIM("READ_ONCE", 1, I, 0), PRIM("WRITE_ONCE", 2, I, 0),
 	PRIM("smp_load_acquire", 1, I, 0), PRIM("smp_store_release", 2, I, 0),
 	PRIM("smp_store_mb", 2, I, 0),
@@ -101,6 +103,7 @@ const struct litmus_prim litmus_prims[] = {
 };
 
 static const struct prim_impl impl[] = {
+	S(F_PLAIN_LOAD), S(F_PLAIN_STORE),
 	S(F_READ_ONCE), S(F_WRITE_ONCE), S(F_LOAD_ACQUIRE), S(F_STORE_RELEASE),
 	S(F_STORE_MB), S(F_DEREF), S(F_ASSIGN),
 	{ F_XCHG, A_NONE, O_FULL }, { F_XCHG, A_NONE, O_RELAXED },
@@ -249,11 +252,32 @@ static void *var_at(const struct litmus_mem *mem, long addr, int kind,
 	return NULL;
 }
 
+/*
+ * A plain C access (*x = v, r = *x): what a compiled plain access is to
+ * the weak model -- one load or store, RACE_PLAIN, unordered, which may
+ * race -- made a scheduling point here, as every access of a test is.
+ */
+static long plain(long *x, const struct prim_impl *im, long v)
+{
+	if (im->fam == F_PLAIN_LOAD) {
+		race_access("memory", "load", x, RACE_LOAD | RACE_PLAIN);
+		return race_seen(*(volatile long *)x);
+	}
+	race_access("memory", "store", x, RACE_STORE | RACE_PLAIN);
+	*(volatile long *)x = v;
+	race_seen(v);
+	return 0;
+}
+
 /* The primitives on a plain location (a long). */
 static long memory(long *x, const struct prim_impl *im, const char *what,
 		   const long *a)
 {
 	switch (im->fam) {
+	case F_PLAIN_LOAD:
+		return plain(x, im, 0);
+	case F_PLAIN_STORE:
+		return plain(x, im, a[1]);
 	case F_READ_ONCE:
 		return READ_ONCE(*x);
 	case F_WRITE_ONCE:

@@ -16,7 +16,10 @@
  *
  * A state is one line: each process's registers, in the order the IR
  * numbers them, then every variable, the groups separated by '|'; a value
- * that is a variable's address is written "&<variable>".  With
+ * that is a variable's address is written "&<variable>"; a last group
+ * "data-race" if the execution had one (the scenarios judge their own
+ * WARNs, RACE_WARNS_CHECKED, and the weak model's data races are counted
+ * with them: race_warn_count()).  With
  * $LITMUS_STOP (make litmus SHOW=1), the first execution that ends in one
  * of the states that file lists fails its check, and the reproducer
  * prints its timeline.
@@ -281,6 +284,8 @@ static const char *record(void)
 	}
 	for (i = 0; i < prog.nr_vars; i++)
 		at = put_value(buf, at, final(i));
+	if (race_warn_count())
+		at += snprintf(buf + at, STATE_LEN - at, " | data-race");
 	at += snprintf(buf + at, STATE_LEN - at, "\n");
 	if (at >= STATE_LEN)
 		return NULL;
@@ -314,6 +319,7 @@ static bool ran(void)
 		RACE_THREADS(__VA_ARGS__), .check = record,		\
 		.witness = ran, .outcome = "an execution runs to its end", \
 		.teardown = teardown, .memory = RACE_MEMORY_WEAK,	\
+		.warns = RACE_WARNS_CHECKED,				\
 	}
 
 LITMUS_SCENARIO(litmus2, 2, P0, P1);

@@ -138,7 +138,8 @@ enum race_memory {
  * @warns:     WARNs an execution must fire: 0 (the default) means none, a
  *             WARN is the verdict "warn"; N > 0 means exactly N in every
  *             execution ("an increment from 0 WARNs, exactly once");
- *             RACE_WARNS_CHECKED lets @check judge (race_warn_count())
+ *             RACE_WARNS_CHECKED lets @check judge (race_warn_count(),
+ *             which then counts the weak model's data races too)
  */
 struct race_scenario {
 	const char *name;

@@ -18,7 +18,8 @@
  * out of reach.
  *
  * Every shared variable is accessed through the primitives (READ_ONCE,
- * WRITE_ONCE, ...): a plain access is outside the memory model.
+ * WRITE_ONCE, ...): this binary is built like common/, without the
+ * callbacks through which the weak model hears a lab's plain accesses.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -312,6 +313,31 @@ LITMUS_NEVER(coww,
 	"CoWW+poonceonce: two stores to x keep their order, for everybody (Never)",
 	zero, coww_check, (store_x1_x2, read_x_twice),
 	saw_1, "the observer sees the first store");
+
+/* --- 2+2W: coherence order is not the order of the stores ------------------ */
+
+static void w2_left(void)
+{
+	WRITE_ONCE(x, 1);
+	WRITE_ONCE(y, 2);
+}
+
+static void w2_right(void)
+{
+	WRITE_ONCE(y, 1);
+	WRITE_ONCE(x, 2);
+}
+
+/* Each location ends with the value of the first store made to it: each
+ * thread's second store went before the other thread's first. */
+static const char *both_first(void)
+{
+	return x == 1 && y == 1 ? "x and y both end with their first store" : NULL;
+}
+
+LITMUS_SOMETIMES(w2,
+	"2+2W+poonceonces: a store may go before one it has not seen (Sometimes)",
+	zero, both_first, (w2_left, w2_right));
 
 /* --- RCU grace periods ----------------------------------------------------- */
 

@@ -46,6 +46,7 @@ KERNEL = {
     "corw": ("CoRW+poonceonce+Once", "Never"),
     "cowr": ("CoWR+poonceonce+Once", "Never"),
     "coww": ("CoWW+poonceonce", "Never"),
+    "w2": ("2+2W+poonceonces", "Sometimes"),
     "rcu_mp": ("RCU+sync+free", "Never"),
     "rcu_sync_read": ("RCU+sync+read", "Never"),
 }
@@ -151,6 +152,22 @@ class Timeline(unittest.TestCase):
         self.assertEqual(len(sees), 1, lines)
         self.assertRegex(sees[0], r"^sees \d+ init$")
         self.assertIn("replay: the same", out)
+
+    def test_a_store_placed_before_another_is_shown_and_replayed(self):
+        rc, out = run("run", "w2", "--out", self.sched)
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r"w2_right\.WRITE_ONCE\(@\d+\) = 2 "
+                              r"\(coherence: before T1's store of step \d+\)")
+        with open(self.sched) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(len([l for l in lines if l.startswith("sees ")]), 1, lines)
+        rc, out = run("replay", self.sched, "--times", "100", "--quiet")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("replays: 100, byte-identical to the first: 100", out)
+        with open(self.sched, "w") as f:
+            f.write("\n".join(l for l in lines if not l.startswith("sees ")) + "\n")
+        rc, out = run("replay", self.sched)
+        self.assertEqual(rc, 1, out)
 
     def test_weak_replays_byte_identical(self):
         self.record()

@@ -22,6 +22,7 @@
 
 #include "race/models/models.h"
 #include "race/models/weak.h"
+#include "race/scenario.h"
 #include "race_hooks.h"
 
 /* What an access touches: a load, a store or update, an unlock. */
@@ -38,6 +39,7 @@ void race_access(const char *fn, const char *what, const volatile void *addr,
 		 unsigned int how)
 {
 	struct race_thread *t = race_self();
+	const char *race;
 
 	if (!t)
 		return;
@@ -47,8 +49,8 @@ void race_access(const char *fn, const char *what, const volatile void *addr,
 	race_sched_point(NULL, fn, what, addr);
 	race_obj_check(t, addr, how);
 	race_zero_before(t, addr, how);
-	if (race_weak)
-		race_weak_access(t, addr, how);
+	if (race_weak && (race = race_weak_access(t, addr, how)))
+		race_report("data-race", race);
 }
 
 /* The value of this thread's current step: the store a load read. */
@@ -103,6 +105,16 @@ static long current_step(void)
 	return race_trace_nr(t->step);
 }
 
+/* A report that is noted, not a verdict: a WARN, and a data race of the
+ * weak model in a scenario whose check() judges what was noted (.warns is
+ * RACE_WARNS_CHECKED: the litmus front end's, which flags it). */
+static bool noted(const char *kind)
+{
+	return !strcmp(kind, "warn") ||
+	       (!strcmp(kind, "data-race") && race_sc &&
+		race_sc->warns == RACE_WARNS_CHECKED);
+}
+
 /**
  * race_report - a primitive found a bug: a WARN is noted and the thread
  * goes on; anything else ends the search with that verdict.
@@ -111,7 +123,7 @@ bool race_report(const char *kind, const char *message)
 {
 	if (!race_sh)
 		return false;	/* not a search process: report as usual */
-	if (strcmp(kind, "warn"))
+	if (!noted(kind))
 		race_fail(kind, "%s", message);
 	race_sh->warns++;
 	if (!race_sh->note[0]) {

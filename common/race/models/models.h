@@ -6,6 +6,8 @@
  *
  *   access.c  memory: race_access, race_seen, race_fence; the reports
  *   weak.c    the weak memory model (weak.h)
+ *   plain.c   plain C accesses of the code under test, heard through the
+ *             compiler's callbacks, for the weak model
  *   lock.c    spinlocks: runnable only while the lock is free
  *   rcu.c     RCU: read-side sections, grace periods, the RCU thread
  *   irq.c     interrupts: a handler per thread; one simulated CPU

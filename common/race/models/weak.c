@@ -18,7 +18,11 @@
  *
  *  - coherence: once a thread has read or written a store of a location,
  *    it never reads an older one of that location (CoRR, CoWR); a store
- *    goes after every store of the location made before it (CoWW, CoRW);
+ *    goes after every store of the location its thread has seen (CoWW,
+ *    CoRW), and anywhere among the newer ones it has not -- which place is
+ *    a choice, like a load's (the LKMM's coherence order need not be the
+ *    order the stores were made: S, 2+2W) -- but never between an update
+ *    and the store it read;
  *  - happens-before: what a thread synchronizes with, it has seen.  Each
  *    thread has a vector clock; each store records, per thread, the epoch
  *    at which that thread first saw it (wrote or read it), as loom does.
@@ -28,7 +32,14 @@
  *  - release/acquire: a release store (smp_store_release,
  *    rcu_assign_pointer, spin_unlock, a fully ordered atomic) carries its
  *    thread's clock; an acquire load (smp_load_acquire, spin_lock,
- *    spin_trylock, a fully ordered atomic) that reads it joins that clock;
+ *    spin_trylock, a fully ordered atomic) that reads it joins that clock,
+ *    and the thread's later stores carry it (happens-before runs through
+ *    a read of them), though not its earlier ones;
+ *  - locks: spin_lock is an acquire update of the lock word, whose store
+ *    of 1 is in the word's history like any other; spin_unlock a release
+ *    update.  A spin_lock after a spin_unlock of the same thread (any
+ *    lock) orders what came before the unlock before what comes after the
+ *    lock, for every CPU (the LKMM's po-unlock-lock-po);
  *  - smp_mb: a full fence, modelled as in the promising semantics: it
  *    joins what earlier loads learnt, and a clock shared by all smp_mb in
  *    the order they run (so of two fences, the later sees what was before
@@ -58,14 +69,20 @@
  *    period began sees everything before it); rcu_read_unlock publishes
  *    the reader's clock, which the end of every grace period and every
  *    callback joins (what a reader did before the grace period ended is
- *    seen after it).  rcu_barrier joins the clocks of the callbacks done.
+ *    seen after it).  rcu_barrier joins the clocks of the callbacks done;
+ *  - plain accesses (RACE_PLAIN: a litmus test's *x, the labs' own loads,
+ *    stores and memcpy through plain.c): two accesses of different
+ *    threads to one location, one of them a store and one of them plain,
+ *    the earlier not ordered before the later, are the LKMM's data race,
+ *    the verdict "data-race".
  *
  * A load never reads a value no store wrote (no out-of-thin-air): the
  * values are the stores of the history.  Loads read only stores already
- * made, so a load is never satisfied by a later store of another thread
- * that depends on it: load buffering (LB) is not modelled, and neither is
- * a coherence order that differs from the order the stores were made
- * (2+2W, S): for those two shapes the model is stronger than the LKMM.
+ * made, so a load is never satisfied by a later store of its own thread or
+ * of another: load buffering (LB) is left to the litmus front end, which
+ * runs a test in each program order where a store passes earlier loads it
+ * does not depend on (tools/litmus_parse.py); compiled code runs in its
+ * own order.
  *
  * How the primitives get the value without knowing it: race_access()
  * copies the aligned 8-byte word that holds the chosen store into memory
@@ -73,13 +90,12 @@
  * back, so the primitive loads the old value itself, typed as it is.
  * Memory therefore always holds the newest store of every location
  * between accesses, and an update (which reads the newest) needs nothing.
- * A plain C store is invisible: when a location's word no longer holds
- * what the model last left there, every location of that word starts a
- * new history from its bytes (a plain store is seen by everybody at
- * once), and so do the locations of an object that is allocated or freed.
- * A lab must use READ_ONCE/WRITE_ONCE, the atomics, rcu_dereference/
- * rcu_assign_pointer or smp_load_acquire/smp_store_release wherever it
- * wants a reader to be checked.
+ * A plain C store the model did not hear of (code built without plain.c's
+ * callbacks: common/, a gcc build) changes a word behind its back: when a
+ * location's word no longer holds what the model last left there, every
+ * location of that word starts a new history from its bytes (seen by
+ * everybody at once), and so do the locations of an object that is
+ * allocated or freed.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -111,6 +127,9 @@ struct store {
 	int older;			/* the store before it, or -1 */
 	unsigned int epoch;		/* its thread's epoch when made */
 	bool known;
+	bool rmw;			/* an update: glued to the store it read */
+	bool plain;			/* a plain C store (RACE_PLAIN) */
+	bool between;			/* made after its step, not at it */
 	struct clock c, w;		/* what an acquire of it joins */
 	unsigned int seen[NSLOT];	/* epoch each thread first saw it at */
 };
@@ -125,6 +144,9 @@ struct loc {
 	struct slot s;			/* key: the location's address */
 	bool live;			/* its history is valid */
 	int newest;			/* its newest store */
+	unsigned int rd[NSLOT];		/* epoch of each thread's last load, +1 */
+	unsigned int prd[NSLOT];	/* ... of its last plain load, +1 */
+	long rdstep[NSLOT], prdstep[NSLOT];	/* their steps */
 };
 
 struct word {
@@ -143,9 +165,12 @@ struct wthread {
 	struct clock vc, w;	/* seen: everything hb-before; others' stores */
 	struct clock pend, pendw;	/* learnt by relaxed loads so far */
 	struct clock rel, relw;		/* what its relaxed stores carry */
+	struct clock unl, unlw;		/* what its last spin_unlock carried */
+	bool unlocked;			/* it has made one */
 	struct dep deps[MAX_DEPS];
 	int nr_deps, next_dep;
 	/* between race_access() and race_seen() */
+	bool in_access;
 	unsigned int how;
 	uintptr_t wa;
 	int loc, read;
@@ -166,6 +191,22 @@ static int *cand;
 static long *cand_steps, cap_cand;
 
 static struct wthread wt[NSLOT];
+
+/*
+ * The plain C store (or range of them: memcpy, memset) a thread is making
+ * (race_weak_plain): the compiler's callback comes before the store, so
+ * the bytes it leaves are read at the next call into the model, which
+ * comes after it (one thread runs at a time).
+ */
+static struct {
+	int thread;			/* 0: none */
+	uintptr_t addr;
+	size_t size, unit;
+	unsigned int epoch;
+	long step;
+} pending;
+
+static void flush_plain(void);
 static struct clock sc, scw;		/* the order of smp_mb */
 static struct clock gp, gpw;		/* grace periods started */
 static struct clock rd, rdw;		/* read-side sections ended */
@@ -304,6 +345,7 @@ void race_weak_forget(const void *start, size_t size)
 
 	if (!race_weak)
 		return;
+	flush_plain();
 	for (i = 0; i < nr_used_locs; i++) {
 		struct loc *l = &locs[used_locs[i]];
 
@@ -326,6 +368,7 @@ static void weak_reset(void)
 	if (!race_weak)
 		return;		/* sequential consistency: nothing to forget */
 	gen++;
+	pending.thread = 0;
 	nr_used_locs = nr_used_words = 0;
 	nr_stores = 0;
 	for (i = 0; i <= race_nr_slots(); i++) {
@@ -339,9 +382,12 @@ static void weak_reset(void)
 	scw = gp = gpw = rd = rdw = cbd = cbdw = sc;
 }
 
+static void weak_exit(const struct race_thread *t);
+
 RACE_MODEL(weak_model) = {
 	.name	= "weak",
 	.reset	= weak_reset,
+	.exit	= weak_exit,
 };
 
 /* The step @t is performing, 1-based. */
@@ -469,11 +515,30 @@ static void fence_wmb(struct wthread *w, int id)
 		w->relw.c[id] = w->vc.c[id];
 }
 
-/* Acquire what @s carries. */
+/* Acquire what @s carries: every later access is ordered after it, so
+ * the later stores carry it too (happens-before runs through a read of
+ * them), but not the thread's own earlier stores. */
 static void acquire(struct wthread *w, const struct store *s)
 {
 	join(&w->vc, &s->c);
 	join(&w->w, &s->w);
+	join(&w->rel, &s->c);
+	join(&w->relw, &s->w);
+}
+
+/*
+ * A lock taken after a spin_unlock of the same thread (any lock): what
+ * came before the unlock is ordered before what comes after the lock, for
+ * every CPU (the LKMM's po-unlock-lock-po): later loads as after smp_rmb,
+ * later stores carry what the unlock carried.
+ */
+static void unlock_lock(struct wthread *w)
+{
+	if (!w->unlocked)
+		return;
+	fence_rmb(w);
+	join(&w->rel, &w->unl);
+	join(&w->relw, &w->unlw);
 }
 
 /* A load that does not acquire: smp_rmb/smp_mb may later. */
@@ -509,18 +574,122 @@ static void choose_read(struct race_thread *t, struct wthread *w)
 				 newest->value);
 }
 
+/* Whether the clocks of @w cover thread @id's epoch @e (+1; 0: none). */
+static bool covers(const struct wthread *w, int id, unsigned int e)
+{
+	return !e || w->ec.c[id] >= e - 1;
+}
+
+/* The data race the access being made has, if any (check_race). */
+static char race_msg[512];
+static bool raced;
+
+/* "T2's plain store (after its step 7)" of an access by thread @id; a
+ * negative @step: made after step -@step, between two points. */
+static int access_name(char *buf, size_t len, int id, long step, bool plain,
+		       bool store)
+{
+	char who[16];
+
+	race_thread_name(id, who, sizeof(who));
+	return snprintf(buf, len, "%s's %s %s (%sstep %ld)", who,
+			plain ? "plain" : "marked", store ? "store" : "load",
+			step < 0 ? "after its " : "", step < 0 ? -step : step);
+}
+
+/* The step of @t's access, negative if it is made between two points. */
+static long access_step(const struct race_thread *t, const struct wthread *w)
+{
+	return w->in_access ? step_of(t) : -step_of(t);
+}
+
+/* Report the data race of the access @t makes with thread @other's. */
+static void race_found(struct race_thread *t, const struct wthread *w,
+		       int other, long ostep, bool oplain, bool ostore)
+{
+	uintptr_t a = locs[w->loc].s.key;
+	const struct race_obj *o = race_obj_find((const void *)a);
+	char mine[96], theirs[96], where[48];
+
+	access_name(mine, sizeof(mine), t->id, access_step(t, w),
+		    w->how & RACE_PLAIN, w->how & RACE_STORE);
+	access_name(theirs, sizeof(theirs), other, ostep, oplain, ostore);
+	if (o)
+		snprintf(where, sizeof(where), "obj#%lu+%ld", race_obj_id(o),
+			 race_obj_offset(o, (const void *)a));
+	else
+		snprintf(where, sizeof(where), "%#lx", (unsigned long)a);
+	snprintf(race_msg, sizeof(race_msg), "data race on %s: %s and %s, one "
+		 "of them plain, are not ordered (the LKMM's data-race flag)",
+		 where, mine, theirs);
+	raced = true;
+}
+
+/*
+ * The LKMM's data race: two accesses of different threads to one
+ * location, one of them a store and one of them plain, neither ordered
+ * before the other.  The earlier one is not ordered before the access @t
+ * is making if its clocks do not cover it: a store newer than the last
+ * one the thread is forced to have seen, a load at an epoch they do not
+ * cover.  The caller reports it (race_weak_access, race_weak_plain return
+ * it): the verdict "data-race", or, in a scenario whose .warns is
+ * RACE_WARNS_CHECKED, a note like a WARN.
+ */
+static void check_race(struct race_thread *t, struct wthread *w,
+		       const struct loc *l)
+{
+	bool plain = w->how & RACE_PLAIN, oplain = false, ostore = true;
+	int i, other = 0;
+	long ostep = 0;
+
+	for (i = l->newest; i >= 0 && !other; i = stores[i].older) {
+		if (observed(&stores[i], &w->ec, &w->ew))
+			break;
+		if (stores[i].thread != t->id && (plain || stores[i].plain)) {
+			other = stores[i].thread;
+			ostep = stores[i].between ? -stores[i].step : stores[i].step;
+			oplain = stores[i].plain;
+		}
+	}
+	for (i = 1; i < NSLOT && !other && (w->how & RACE_STORE); i++)
+		if (i != t->id && !covers(w, i, plain ? l->rd[i] : l->prd[i])) {
+			other = i;
+			oplain = !covers(w, i, l->prd[i]);
+			ostep = oplain ? l->prdstep[i] : l->rdstep[i];
+			ostore = false;
+		}
+	if (other)
+		race_found(t, w, other, ostep, oplain, ostore);
+}
+
+/* A load of @l by @t: a later store of another thread may race with it. */
+static void note_load(struct race_thread *t, const struct wthread *w,
+		      struct loc *l)
+{
+	l->rd[t->id] = w->vc.c[t->id] + 1;
+	l->rdstep[t->id] = access_step(t, w);
+	if (w->how & RACE_PLAIN) {
+		l->prd[t->id] = l->rd[t->id];
+		l->prdstep[t->id] = l->rdstep[t->id];
+	}
+}
+
 /**
  * race_weak_access - thread @t is about to access @addr (race_access)
  *
  * A load chooses the store it reads, and finds it in memory when it
- * loads; anything else needs nothing before the access.
+ * loads; anything else needs nothing before the access.  Returns the
+ * data race the access has with another thread's (one line), or NULL.
  */
-void race_weak_access(struct race_thread *t, const volatile void *addr,
-		      unsigned int how)
+const char *race_weak_access(struct race_thread *t, const volatile void *addr,
+			     unsigned int how)
 {
 	struct wthread *w = &wt[t->id];
 	struct loc *l;
 
+	raced = false;
+	flush_plain();
+	w->in_access = true;
 	w->how = how;
 	w->wa = (uintptr_t)addr & ~(uintptr_t)7;
 	w->w0 = word_get(w->wa);
@@ -531,8 +700,12 @@ void race_weak_access(struct race_thread *t, const volatile void *addr,
 		loc_restart(l, w->w0);
 	w->loc = l - locs;
 	effective(w, (uintptr_t)addr);
+	check_race(t, w, l);
+	if (how & RACE_LOAD)
+		note_load(t, w, l);
 	if ((how & RACE_RMW) == RACE_LOAD)
 		choose_read(t, w);
+	return raced ? race_msg : NULL;
 }
 
 /* rcu_dereference heads an address dependency, as READ_ONCE does. */
@@ -575,14 +748,65 @@ static struct store *store_new(struct race_thread *t, struct wthread *w,
 	return s;
 }
 
+/*
+ * Where the store @t is making goes in its location's coherence order:
+ * after every store its thread is forced to have seen, and anywhere among
+ * the newer ones it has not (the LKMM's coherence order need not be the
+ * order the stores were made: S, 2+2W), but never between an update and
+ * the store it read.  A choice like a load's, the store being named by
+ * the one it goes right after; the default, 0, is the newest end.
+ * Returns the store it goes after, -1 for the newest end.
+ */
+static int place(struct race_thread *t, struct wthread *w)
+{
+	struct race_read r;
+	int n, i, k = 1;
+
+	n = candidates(&locs[w->loc], w);
+	for (i = 1; i < n; i++)
+		if (!stores[cand[i - 1]].rmw) {
+			cand[k] = cand[i];
+			cand_steps[k++] = cand_steps[i];
+		}
+	if (k < 2)
+		return -1;
+	r.step = step_of(t);
+	r.nr = k;
+	r.steps = cand_steps;
+	i = race_sched_pick_read(&r);
+	return i ? cand[i] : -1;
+}
+
+/* Put the newest store @n of @l right after store @after instead. */
+static void move_after(struct race_thread *t, struct loc *l, int n, int after)
+{
+	int next = stores[n].older;
+
+	l->newest = next;
+	while (stores[next].older != after)
+		next = stores[next].older;
+	stores[n].older = after;
+	stores[next].older = n;
+	if (t->step)
+		race_trace_placed(t->step, stores[after].step, stores[next].step,
+				  stores[next].known, stores[next].value);
+}
+
 /* A store is done (WRITE_ONCE, atomic_set, smp_store_release, ...). */
 static void store_done(struct race_thread *t, struct wthread *w, long value)
 {
+	int after = place(t, w);
 	struct store *s = store_new(t, w, word_get(w->wa),
 				    w->how & RACE_RELEASE);
 
 	s->value = value;
 	s->known = true;
+	s->plain = w->how & RACE_PLAIN;
+	if (after < 0)
+		return;
+	move_after(t, &locs[w->loc], s - stores, after);
+	word_put(w->wa, w->w0);		/* memory holds the newest */
+	word_find(w->wa)->expect = w->w0;
 }
 
 /*
@@ -607,9 +831,17 @@ static void rmw_done(struct race_thread *t, struct wthread *w)
 		acquire(w, last);
 	else
 		learn(w, last);
+	if (!strcmp(t->what, "spin_trylock"))
+		unlock_lock(w);
 	s = store_new(t, w, now, w->how & RACE_RELEASE);
+	s->rmw = true;
 	join(&s->c, &last->c);		/* the LKMM's rmw-sequence */
 	join(&s->w, &last->w);
+	if (!strcmp(t->what, "spin_unlock")) {
+		w->unl = s->c;
+		w->unlw = s->w;
+		w->unlocked = true;
+	}
 	if (full)
 		fence_mb(w);
 }
@@ -622,6 +854,7 @@ long race_weak_seen(struct race_thread *t, long value)
 {
 	struct wthread *w = &wt[t->id];
 
+	w->in_access = false;
 	if ((w->how & RACE_RMW) == RACE_LOAD)
 		load_done(t, w, value);
 	else if (w->how & RACE_LOAD)
@@ -637,6 +870,7 @@ void race_weak_fence(struct race_thread *t, unsigned int how)
 {
 	struct wthread *w = &wt[t->id];
 
+	flush_plain();
 	if ((how & RACE_FULL) == RACE_FULL)
 		fence_mb(w);
 	else if (how & RACE_STORE)
@@ -646,21 +880,44 @@ void race_weak_fence(struct race_thread *t, unsigned int how)
 	tick(t);
 }
 
-/** race_weak_lock_acquired - spin_lock took the lock at @word: acquire
- * what the last spin_unlock released */
+/**
+ * race_weak_lock_acquired - spin_lock is about to take the lock at @word
+ * (an int, free now): an acquire update of the word
+ *
+ * It reads the newest store (the last spin_unlock, or the initial value)
+ * and acquires what that released; its store of 1 goes into the word's
+ * history like any store, so a spin_is_locked() that nothing orders after
+ * it may still read the word from before.  spin_lock's own exchange,
+ * right after, then finds the word as the model left it.
+ */
 void race_weak_lock_acquired(struct race_thread *t, const volatile void *word)
 {
 	struct wthread *w = &wt[t->id];
-	uintptr_t a = (uintptr_t)word & ~(uintptr_t)7;
-	unsigned long long now = word_get(a);
+	const int one = 1;
+	struct store *last, *s;
+	unsigned long long next;
 	struct loc *l;
 
-	check_word(a, now);
+	flush_plain();
+	w->wa = (uintptr_t)word & ~(uintptr_t)7;
+	w->w0 = word_get(w->wa);
+	check_word(w->wa, w->w0);
 	l = loc_find(word, true);
 	if (!l->live)
-		loc_restart(l, now);
-	see(&stores[l->newest], t->id);
-	acquire(w, &stores[l->newest]);
+		loc_restart(l, w->w0);
+	w->loc = l - locs;
+	last = &stores[l->newest];
+	see(last, t->id);
+	acquire(w, last);
+	unlock_lock(w);
+	next = w->w0;
+	memcpy((char *)&next + ((uintptr_t)word - w->wa), &one, sizeof(one));
+	s = store_new(t, w, next, false);
+	s->rmw = true;
+	s->value = 1;
+	s->known = true;
+	join(&s->c, &last->c);
+	join(&s->w, &last->w);
 	tick(t);
 }
 
@@ -668,6 +925,7 @@ void race_weak_lock_acquired(struct race_thread *t, const volatile void *word)
  * before every grace period that has started */
 void race_weak_rcu_read_lock(struct race_thread *t)
 {
+	flush_plain();
 	join(&wt[t->id].vc, &gp);
 	join(&wt[t->id].w, &gpw);
 	tick(t);
@@ -677,6 +935,7 @@ void race_weak_rcu_read_lock(struct race_thread *t)
  * end after this see what it did */
 void race_weak_rcu_read_unlock(struct race_thread *t)
 {
+	flush_plain();
 	join(&rd, &wt[t->id].vc);
 	join(&rdw, &wt[t->id].w);
 	tick(t);
@@ -686,6 +945,7 @@ void race_weak_rcu_read_unlock(struct race_thread *t)
  * that begin from now on see what came before */
 void race_weak_gp_start(struct race_thread *t)
 {
+	flush_plain();
 	fence_mb(&wt[t->id]);
 	join(&gp, &wt[t->id].vc);
 	join(&gpw, &wt[t->id].w);
@@ -696,6 +956,7 @@ void race_weak_gp_start(struct race_thread *t)
  * is seen, then a full fence */
 void race_weak_gp_end(struct race_thread *t)
 {
+	flush_plain();
 	join(&wt[t->id].vc, &rd);
 	join(&wt[t->id].w, &rdw);
 	fence_mb(&wt[t->id]);
@@ -724,6 +985,7 @@ void race_weak_invoke(struct race_thread *t, long seq)
 /** race_weak_invoked - a callback returned: rcu_barrier will see it */
 void race_weak_invoked(struct race_thread *t)
 {
+	flush_plain();
 	join(&cbd, &wt[t->id].vc);
 	join(&cbdw, &wt[t->id].w);
 }
@@ -732,8 +994,118 @@ void race_weak_invoked(struct race_thread *t)
  * seen */
 void race_weak_barrier_done(struct race_thread *t)
 {
+	flush_plain();
 	join(&wt[t->id].vc, &cbd);
 	join(&wt[t->id].w, &cbdw);
 	fence_mb(&wt[t->id]);
 	tick(t);
+}
+
+/* The unit of a plain range at @addr of @size bytes: 8, 4, 2 or 1. */
+static size_t unit_of(uintptr_t addr, size_t size)
+{
+	size_t u = 8;
+
+	while (u > 1 && ((addr | size) & (u - 1)))
+		u /= 2;
+	return u;
+}
+
+/* The pending plain store is made: each of its locations has it. */
+static void flush_plain(void)
+{
+	struct wthread *w;
+	struct store *s;
+	uintptr_t a;
+	struct loc *l;
+	int n;
+
+	if (!pending.thread)
+		return;
+	w = &wt[pending.thread];
+	for (a = pending.addr; a < pending.addr + pending.size; a += pending.unit) {
+		l = loc_find((const void *)a, false);
+		if (!l || !l->live)
+			continue;
+		n = new_store(pending.thread, pending.epoch, pending.step,
+			      word_get(a & ~(uintptr_t)7));
+		s = &stores[n];
+		s->plain = true;
+		s->between = true;
+		s->c = w->rel;
+		s->w = w->relw;
+		append(l, n);
+		word_find(a & ~(uintptr_t)7)->expect = s->word;
+	}
+	pending.thread = 0;
+}
+
+/* One plain access of @t to the location at @a: races, and what it saw. */
+static void plain_one(struct race_thread *t, struct wthread *w, uintptr_t a,
+		      size_t unit)
+{
+	struct loc *l;
+
+	w->wa = a & ~(uintptr_t)7;
+	w->w0 = word_get(w->wa);
+	check_word(w->wa, w->w0);
+	l = loc_find((const void *)a, true);
+	if (!l->live)
+		loc_restart(l, w->w0);
+	w->loc = l - locs;
+	effective(w, a);
+	check_race(t, w, l);
+	if (w->how & RACE_STORE)
+		return;
+	note_load(t, w, l);
+	see(&stores[l->newest], t->id);
+	learn(w, &stores[l->newest]);
+	if (unit == 8)
+		add_dep(w, (long)w->w0, &stores[l->newest]);
+}
+
+/**
+ * race_weak_plain - thread @t is about to make plain C accesses to
+ * @addr..+@size: loads, or stores if @store (the compiler's callbacks,
+ * plain.c)
+ *
+ * A plain load reads the newest store: were there an older one it could
+ * read, a store it is not ordered after, that would be a data race, which
+ * ends the execution first.  A plain store goes into the history of each
+ * location it covers (naturally aligned units of up to 8 bytes) once it is
+ * made.  The accesses of a marked primitive, between race_access() and
+ * race_seen(), are not plain: they are ignored here.  Returns the first
+ * data race of the accesses, or NULL.
+ */
+const char *race_weak_plain(struct race_thread *t, const volatile void *addr,
+			    size_t size, bool store)
+{
+	struct wthread *w = &wt[t->id];
+	uintptr_t a = (uintptr_t)addr;
+	size_t unit = unit_of(a, size);
+	uintptr_t i;
+
+	if (w->in_access)
+		return NULL;
+	raced = false;
+	flush_plain();
+	w->how = (store ? RACE_STORE : RACE_LOAD) | RACE_PLAIN;
+	for (i = a; i < a + size; i += unit)
+		plain_one(t, w, i, unit);
+	if (store) {
+		pending.thread = t->id;
+		pending.addr = a;
+		pending.size = size;
+		pending.unit = unit;
+		pending.epoch = w->vc.c[t->id];
+		pending.step = step_of(t);
+	}
+	tick(t);
+	return raced ? race_msg : NULL;
+}
+
+/* A thread returned: its last plain store is made. */
+static void weak_exit(const struct race_thread *t __maybe_unused)
+{
+	flush_plain();
 }

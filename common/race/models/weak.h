@@ -18,10 +18,14 @@ extern bool race_weak;
 void race_weak_forget(const void *start, size_t size);
 
 /* The memory hooks: race_access(), race_seen(), race_fence(). */
-void race_weak_access(struct race_thread *t, const volatile void *addr,
-		      unsigned int how);
+const char *race_weak_access(struct race_thread *t, const volatile void *addr,
+			     unsigned int how);
 long race_weak_seen(struct race_thread *t, long value);
 void race_weak_fence(struct race_thread *t, unsigned int how);
+
+/* Plain C accesses: the compiler's callbacks (plain.c). */
+const char *race_weak_plain(struct race_thread *t, const volatile void *addr,
+			    size_t size, bool store);
 
 /* The other models: what a lock and RCU order. */
 void race_weak_lock_acquired(struct race_thread *t, const volatile void *word);

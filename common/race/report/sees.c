@@ -10,9 +10,10 @@
  * schedule runs under the weak model.  "sees LOAD STORE": the load of
  * step LOAD reads the store made at step STORE ("init": the value the
  * location had when the threads started), not the newest store, which a
- * load without a "sees" line reads.  A replay that cannot read that store
- * there diverges.  The lines are written after the step they belong to;
- * their order does not matter.
+ * load without a "sees" line reads; for a store, STORE is the one it goes
+ * right after in its location's coherence order, not the newest.  A
+ * replay that cannot read (or place) it there diverges.  The lines are
+ * written after the step they belong to; their order does not matter.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -62,7 +62,8 @@ void race_step_line(const struct race_step *s, long nr, char *buf, size_t len)
 }
 
 /* " (stale: T2 wrote 64 at step 9)" after a load that read an older store
- * than the newest, or "". */
+ * than the newest, " (coherence: before T2's store of step 9)" after a
+ * store that went before it, or "". */
 static void stale_note(const struct race_shared *sh, const struct race_step *s,
 		       char *buf, size_t len)
 {
@@ -72,6 +73,11 @@ static void stale_note(const struct race_shared *sh, const struct race_step *s,
 	if (s->sees == RACE_SEES_NEWEST || s->newest < 1 || s->newest > sh->nr_steps)
 		return;
 	race_thread_name(sh->steps[s->newest - 1].thread, who, sizeof(who));
+	if (s->placed) {
+		snprintf(buf, len, " (coherence: before %s's store of step %ld)",
+			 who, s->newest);
+		return;
+	}
 	if (s->new_ref == RACE_REF_NONE) {
 		snprintf(buf, len, " (stale: %s stored at step %ld)", who, s->newest);
 		return;

@@ -67,6 +67,8 @@ struct race_step {
 					 * initial value); RACE_SEES_NEWEST */
 	long newest;			/* step of the newest store */
 	unsigned char new_ref;		/* its value, if known (RACE_REF_NONE) */
+	bool placed;			/* a store that went before @newest in
+					 * coherence order, right after @sees */
 	long new_val, new_off;
 	const volatile void *addr;	/* the address accessed (search process) */
 };
@@ -127,6 +129,8 @@ struct race_step *race_trace_add(int thread, const char *fn, const char *what,
 void race_trace_value(struct race_step *s, long value);
 void race_trace_stale(struct race_step *s, long sees, long newest,
 		      bool known, long value);
+void race_trace_placed(struct race_step *s, long after, long before,
+		       bool known, long value);
 long race_trace_nr(const struct race_step *s);
 
 /* objects.c: the record of an execution's objects */

@@ -107,6 +107,7 @@ struct race_step *race_trace_add(int thread, const char *fn, const char *what,
 	s->obj_ref = addr ? name_addr(addr, 1, &s->obj, &s->obj_off) :
 		RACE_REF_NONE;
 	s->sees = RACE_SEES_NEWEST;
+	s->placed = false;
 	__atomic_store_n(&race_sh->nr_steps, race_sh->nr_steps + 1,
 			 __ATOMIC_RELEASE);
 	return s;
@@ -153,4 +154,16 @@ void race_trace_stale(struct race_step *s, long sees, long newest, bool known,
 	s->newest = newest;
 	s->new_ref = known ? name_value(value, &s->new_val, &s->new_off) :
 		RACE_REF_NONE;
+}
+
+/**
+ * race_trace_placed - the store of step @s went right after the store of
+ * step @after (0: the initial value) in its location's coherence order,
+ * before the one made at step @before, whose value is @value if @known
+ */
+void race_trace_placed(struct race_step *s, long after, long before,
+		       bool known, long value)
+{
+	race_trace_stale(s, after, before, known, value);
+	s->placed = true;
 }
