@@ -375,6 +375,8 @@ static void weak_reset(void)
 		struct wthread *w = &wt[i];	/* its clocks; the rest is set before use */
 
 		w->vc = w->w = w->pend = w->pendw = w->rel = w->relw = (struct clock){ { 0 } };
+		w->unl = w->unlw = w->vc;
+		w->unlocked = false;
 		w->nr_deps = w->next_dep = 0;
 		w->vc.c[i] = i ? 1 : 0;
 	}
