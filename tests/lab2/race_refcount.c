@@ -124,6 +124,11 @@ static bool reader_put_last(void)
 	return reader_released;
 }
 
+/* Hint: The timeline shows the step where the reader's refcount_get_rcu()
+ * raised a count of 0: the check for 0 and the increment must be one
+ * compare-and-exchange. 'vacuous' means the reader never got a reference:
+ * get_rcu must succeed on a live count.
+ */
 RACE_SCENARIO(get_rcu_vs_last_put) = {
 	.name     = "get_rcu_vs_last_put",
 	.summary  = "refcount_get_rcu under RCU against the owner's last put",
@@ -162,6 +167,9 @@ static void reader_read_then_inc(void)
 	robj_put(o);
 }
 
+/* Hint: A demo, not graded: it shows lab 1's check-then-increment losing to
+ * the last put, the interleaving refcount_get_rcu() closes.
+ */
 RACE_SCENARIO(read_then_inc) = {
 	.name     = "read_then_inc",
 	.summary  = "lab 1's check-then-increment get (test code) against the "
@@ -234,6 +242,10 @@ static const char *slot_check(void)
 	return NULL;
 }
 
+/* Hint: A lookup holding the lock saw a count of 0: in
+ * refcount_put_and_lock() the decrement that can reach 0 must happen under
+ * the lock (refcount.h).
+ */
 RACE_SCENARIO(lookup_vs_put_and_lock) = {
 	.name     = "lookup_vs_put_and_lock",
 	.summary  = "a lookup under the lock against two refcount_put_and_lock",
@@ -274,6 +286,10 @@ static bool both_done(void)
 	return refcount_read(&zero) == 2;
 }
 
+/* Hint: Exactly one of two refcount_get()s on 0 may WARN: decide on the WARN
+ * from the value your single atomic increment returns, not from a separate
+ * read.
+ */
 RACE_SCENARIO(two_gets_on_zero) = {
 	.name     = "two_gets_on_zero",
 	.summary  = "two refcount_get on a count of 0: exactly one increment is "
@@ -332,6 +348,10 @@ static bool both_put(void)
 	return refcount_read(&three) == 1;
 }
 
+/* Hint: Neither put may take the lock while a third reference stays:
+ * refcount_put_and_lock() leaves the fast path only when it sees the count at
+ * 1.
+ */
 RACE_SCENARIO(put_and_lock_fast_path) = {
 	.name     = "put_and_lock_fast_path",
 	.summary  = "two refcount_put_and_lock from 3: the count stays above 1, "

@@ -20,6 +20,10 @@ static void set_count(refcount_t *rc, int n)
 	refcount_watch(&rc->count);
 }
 
+/* Hint: refcount_init() is given (refcount_given.c): if this fails, the count
+ * is being changed somewhere it should not be, e.g. a refcount.c that
+ * redefines a given function.
+ */
 Test(refcount, init_is_one)
 {
 	refcount_t rc;
@@ -28,6 +32,10 @@ Test(refcount, init_is_one)
 	cr_assert_eq(refcount_read(&rc), 1, "refcount_init must start the count at 1");
 }
 
+/* Hint: refcount_get() in refcount.c: one atomic increment that returns the
+ * new value, and a WARN only when the count it started from was 0 (the
+ * handout's "What you write").
+ */
 Test(refcount, get_adds_one_without_warning)
 {
 	refcount_t rc;
@@ -40,6 +48,10 @@ Test(refcount, get_adds_one_without_warning)
 	cr_assert_eq(warn_count(), 0, "refcount_get on a count of 1 or 2 warned");
 }
 
+/* Hint: refcount_get() must WARN on an increment from 0 and still increment
+ * (refcount.h, refcount_get's Guarantees): look at which value your test for
+ * 0 reads.
+ */
 Test(refcount, get_on_zero_warns)
 {
 	refcount_t rc;
@@ -55,6 +67,9 @@ Test(refcount, get_on_zero_warns)
 	cr_assert_eq(refcount_read(&rc), 1, "refcount_get still increments");
 }
 
+/* Hint: refcount_put() is given: if this fails, something else changes the
+ * count; check that refcount.c leaves the given functions alone.
+ */
 Test(refcount, put_is_true_only_for_the_last)
 {
 	refcount_t rc;
@@ -66,6 +81,10 @@ Test(refcount, put_is_true_only_for_the_last)
 	cr_assert_eq(refcount_read(&rc), 0, "after the last put the count must be 0");
 }
 
+/* Hint: refcount_dec() is given (refcount_given.c): a failure here means the
+ * count is touched from elsewhere; check refcount.c's includes and
+ * definitions.
+ */
 Test(refcount, dec_subtracts_one)
 {
 	refcount_t rc;
@@ -75,6 +94,10 @@ Test(refcount, dec_subtracts_one)
 	cr_assert_eq(refcount_read(&rc), 1, "refcount_dec from 2 must give 1");
 }
 
+/* Hint: refcount_get_rcu() must increment a count that is not 0 and return
+ * the count it found, not the new one (refcount.h). Check what your
+ * compare-and-exchange loop returns on success.
+ */
 Test(refcount, get_rcu_increments_a_live_count)
 {
 	refcount_t rc;
@@ -91,6 +114,10 @@ Test(refcount, get_rcu_increments_a_live_count)
 	cr_assert_eq(warn_count(), 0, "get_rcu on a live count must not WARN");
 }
 
+/* Hint: refcount_get_rcu() on a count of 0 must return 0 and leave it 0: the
+ * test for 0 and the increment must be one compare-and-exchange (the
+ * handout's "Why the read-then-increment becomes one compare-and-exchange").
+ */
 Test(refcount, get_rcu_never_resurrects)
 {
 	refcount_t rc;
@@ -103,6 +130,10 @@ Test(refcount, get_rcu_never_resurrects)
 	cr_assert_eq(refcount_read(&rc), 0, "get_rcu must never increment a count of 0");
 }
 
+/* Hint: After a successful refcount_get_rcu() the count is one higher, so the
+ * following puts release once; after the last put, get_rcu must find 0 and
+ * give up.
+ */
 Test(refcount, get_rcu_then_put_releases_once)
 {
 	refcount_t rc;
@@ -117,6 +148,10 @@ Test(refcount, get_rcu_then_put_releases_once)
 	cr_assert_eq(refcount_read(&rc), 0, "get_rcu after the last put must leave the count at 0");
 }
 
+/* Hint: refcount_put_and_lock() above 1: decrement with a
+ * compare-and-exchange loop without touching the lock, and return 0 (the
+ * handout's "What you write", the fast path).
+ */
 Test(put_and_lock, fast_path_takes_no_lock)
 {
 	DEFINE_SPINLOCK(lock);
@@ -132,6 +167,10 @@ Test(put_and_lock, fast_path_takes_no_lock)
 		     lock.nr_acquired);
 }
 
+/* Hint: refcount_put_and_lock() on a count of 1 takes the lock once, then
+ * decrements; when the count reaches 0 it returns 1 with the lock still held
+ * (refcount.h, atomic_dec_and_lock() semantics).
+ */
 Test(put_and_lock, last_put_returns_with_the_lock)
 {
 	DEFINE_SPINLOCK(lock);
@@ -146,6 +185,9 @@ Test(put_and_lock, last_put_returns_with_the_lock)
 	spin_unlock(&lock);
 }
 
+/* Hint: refcount_put_and_lock() from 2 stays on the fast path (no lock); only
+ * the put that sees 1 takes the lock, and returns 1 holding it.
+ */
 Test(put_and_lock, two_then_one)
 {
 	DEFINE_SPINLOCK(lock);

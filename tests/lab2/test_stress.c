@@ -20,6 +20,9 @@
 
 static int releases;		/* how many puts returned 1 */
 
+/* Hint: Concurrent refcount_get()s must not lose an update: one atomic
+ * read-modify-write per get, never a read followed by a separate set.
+ */
 Test(stress, get_put_exact)
 {
 	refcount_init(&shared);
@@ -39,6 +42,9 @@ static void *get_many_dec_many(void *arg)
 	return NULL;
 }
 
+/* Hint: Concurrent refcount_get()s and the given refcount_dec()s must add up
+ * exactly: is your get a single atomic operation on the counter?
+ */
 Test(stress, get_dec_exact)
 {
 	refcount_init(&shared);
@@ -47,6 +53,10 @@ Test(stress, get_dec_exact)
 		     "each thread's gets and decs must leave exactly 1 + threads x iterations / 2");
 }
 
+/* Hint: refcount_get_rcu() failed or lost an update while the count never
+ * dropped below 1: when the compare-and-exchange fails, retry with the value
+ * it reports rather than giving up.
+ */
 Test(stress, get_rcu_put_exact)
 {
 	refcount_init(&shared);
@@ -79,6 +89,10 @@ static void *probe_then_drop(void *arg)
 	return NULL;
 }
 
+/* Hint: Once the count reaches 0 no refcount_get_rcu() may raise it again
+ * (refcount.h): the check for 0 must be part of the same compare-and-exchange
+ * that increments.
+ */
 Test(stress, get_rcu_never_resurrects)
 {
 	atomic_set(&shared.count, NR_THREADS);
@@ -105,6 +119,10 @@ static void *put_and_lock_many(void *arg)
 	return NULL;
 }
 
+/* Hint: Only the put that drops the last reference may take the lock, and it
+ * must return 1 with the lock held: check when your refcount_put_and_lock()
+ * leaves its fast path.
+ */
 Test(stress, put_and_lock_locks_once)
 {
 	atomic_set(&shared.count, NR_THREADS * ITERATIONS);
@@ -121,7 +139,11 @@ Test(stress, put_and_lock_locks_once)
 		     shared_lock.nr_acquired);
 }
 
-/* The slot of shared_workload.c: put_and_lock's own use case. */
+/* The slot of shared_workload.c: put_and_lock's own use case.
+ * Hint: A lookup under the lock found a count of 0: refcount_put_and_lock()
+ * must take the lock before the decrement that can reach 0, not after (the
+ * handout's "What you write").
+ */
 Test(stress, put_and_lock_protects_lookup)
 {
 	slot_open();

@@ -60,8 +60,20 @@ static int case_put_and_lock(const struct tsan_case *c __maybe_unused)
 }
 
 static const struct tsan_case cases[] = {
+	/* Hint: TSan saw the counter touched by a plain access: refcount.c
+	 * must reach it only through common/atomic.h. Exit 1 means the case's
+	 * own checks failed: pass the unit tests first.
+	 */
 	{ "get_put",		"clean", case_get_put, NULL },
+	/* Hint: refcount_get_rcu()'s loop must read and update the counter
+	 * only through common/atomic.h (atomic_read, atomic_cmpxchg). Exit 1:
+	 * pass the unit tests first.
+	 */
 	{ "get_rcu",		"clean", case_get_rcu, NULL },
+	/* Hint: refcount_put_and_lock() must use the lock only through
+	 * common/spinlock.h and the count only through common/atomic.h. Exit
+	 * 1: pass the put_and_lock unit tests first.
+	 */
 	{ "put_and_lock",	"clean", case_put_and_lock, NULL },
 };
 
