@@ -183,6 +183,10 @@ static bool lookup_put_last(void)
 	return reader_put_last;
 }
 
+/* Hint: The timeline shows where the lookup touched freed memory or returned
+ * a wrong key: objtable_lookup() must stay inside its read-side section until
+ * the get, and the last object_put() free through call_rcu().
+ */
 RACE_SCENARIO(lookup_vs_delete) = {
 	.name     = "lookup_vs_delete",
 	.summary  = "objtable_lookup + object_put against objtable_delete",
@@ -197,6 +201,10 @@ RACE_SCENARIO(lookup_vs_delete) = {
 	.bound    = 2,
 };
 
+/* Hint: Memory handed out again before the grace period: a lookup that ends
+ * with key 2 means the free did not wait; look at object_put() (call_rcu) and
+ * objtable_delete()'s order.
+ */
 RACE_SCENARIO(lookup_vs_delete_reuse) = {
 	.name     = "lookup_vs_delete_reuse",
 	.summary  = "lookup of key 1 against delete 1 + insert 2, memory reused at once",
@@ -211,6 +219,10 @@ RACE_SCENARIO(lookup_vs_delete_reuse) = {
 	.bound    = 2,
 };
 
+/* Hint: In a SLAB_TYPESAFE_BY_RCU table objtable_lookup() must re-read the
+ * key after a successful get and, if it changed, put that reference and
+ * search again.
+ */
 RACE_SCENARIO(typesafe_lookup_vs_reuse) = {
 	.name     = "typesafe_lookup_vs_reuse",
 	.summary  = "SLAB_TYPESAFE_BY_RCU: lookup of key 1 against delete 1 + insert 2",
@@ -225,6 +237,10 @@ RACE_SCENARIO(typesafe_lookup_vs_reuse) = {
 	.bound    = 2,
 };
 
+/* Hint: A demo, not graded: the article's pitfall (a free without call_rcu()
+ * and reuse) in this file's own broken code, the timeline of the handout's
+ * Part 1.
+ */
 RACE_SCENARIO(immediate_free_reuse) = {
 	.name     = "immediate_free_reuse",
 	.summary  = "freed without call_rcu and reused: the reader takes key 2's object",
@@ -237,6 +253,9 @@ RACE_SCENARIO(immediate_free_reuse) = {
 	.bound    = 2,
 };
 
+/* Hint: A demo, not graded: a lookup without the key re-check on type-stable
+ * memory, this file's code, which ends holding key 2.
+ */
 RACE_SCENARIO(typesafe_no_recheck) = {
 	.name     = "typesafe_no_recheck",
 	.summary  = "SLAB_TYPESAFE_BY_RCU without the key re-check: key 2's object",
@@ -258,6 +277,10 @@ static void lookup_put_key1_again(void)
 		reader_put_last = true;
 }
 
+/* Hint: Two readers and a delete: any put may be the last, so each lookup's
+ * reference is its own; a failure means a free while a reader holds a
+ * reference or a get on a count of 0.
+ */
 RACE_SCENARIO(two_lookups_vs_delete) = {
 	.name     = "two_lookups_vs_delete",
 	.summary  = "two lookups + puts against a delete: any of the three puts may be last",
@@ -272,6 +295,10 @@ RACE_SCENARIO(two_lookups_vs_delete) = {
 	.bound    = 2,
 };
 
+/* Hint: A reader inside rcu_read_lock() still reads the object after the
+ * unlink: objtable_delete() must unlink before it drops the table's
+ * reference, and the free wait a grace period.
+ */
 RACE_SCENARIO(reader_vs_delete) = {
 	.name     = "reader_vs_delete",
 	.summary  = "a reader inside rcu_read_lock against objtable_delete: no "

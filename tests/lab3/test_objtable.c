@@ -61,6 +61,10 @@ static void destroy_and_check(void)
 
 TestSuite(objtable, .init = plain_table, .fini = close_table);
 
+/* Hint: objtable_lookup(): inside one rcu_read_lock() section, find the
+ * object and refcount_get_rcu() it; the object returned carries the caller's
+ * reference, and object_put() drops only that one.
+ */
 Test(objtable, lookup_takes_a_reference)
 {
 	struct object *obj;
@@ -77,6 +81,9 @@ Test(objtable, lookup_takes_a_reference)
 	destroy_and_check();
 }
 
+/* Hint: objtable_lookup() of a key that is not in the table must return NULL:
+ * check what your lookup does when the search finds nothing.
+ */
 Test(objtable, lookup_misses_absent_keys)
 {
 	cr_assert_eq(objtable_insert(t, 1), 0,
@@ -89,6 +96,10 @@ Test(objtable, lookup_misses_absent_keys)
 	destroy_and_check();
 }
 
+/* Hint: objtable_delete() (the handout's Part 1): unlink the key, then drop
+ * the table's reference; a second delete of the same key must return -ENOENT,
+ * and the object is freed once.
+ */
 Test(objtable, delete_then_lookup_misses)
 {
 	cr_assert_eq(objtable_insert(t, 1), 0,
@@ -103,6 +114,10 @@ Test(objtable, delete_then_lookup_misses)
 	destroy_and_check();
 }
 
+/* Hint: A deleted object stays alive while a lookup holds a reference: only
+ * the last object_put() frees it. Check that objtable_delete() drops the
+ * table's reference and nothing more.
+ */
 Test(objtable, last_put_frees_after_the_holder_is_done)
 {
 	struct object *obj;
@@ -123,6 +138,10 @@ Test(objtable, last_put_frees_after_the_holder_is_done)
 	destroy_and_check();
 }
 
+/* Hint: object_put() of the last reference in a plain table must not free at
+ * once: the free goes through call_rcu() and object_free_rcu() (objtable.h,
+ * object_put's Guarantees).
+ */
 Test(objtable, put_frees_after_the_grace_period)
 {
 	struct object *obj;
@@ -144,6 +163,9 @@ Test(objtable, put_frees_after_the_grace_period)
 	destroy_and_check();
 }
 
+/* Hint: Each object must be freed once and only once, after its last put:
+ * count the puts your objtable_delete() and object_put() make per reference.
+ */
 Test(objtable, every_object_freed_exactly_once)
 {
 	for (int k = 0; k < 100; k++)
@@ -169,6 +191,9 @@ Test(objtable, every_object_freed_exactly_once)
 
 TestSuite(typesafe, .init = typesafe_table, .fini = close_table);
 
+/* Hint: The same lookup and delete in a SLAB_TYPESAFE_BY_RCU table (the
+ * handout's Part 2): a lookup finds its key, and a deleted key is a miss.
+ */
 Test(typesafe, lookup_and_delete)
 {
 	struct object *obj;
@@ -184,6 +209,10 @@ Test(typesafe, lookup_and_delete)
 	destroy_and_check();
 }
 
+/* Hint: In a SLAB_TYPESAFE_BY_RCU table object_put() frees at once with
+ * object_free(), no call_rcu(); then a lookup of the old key on reused memory
+ * must miss: re-check the key after the get.
+ */
 Test(typesafe, freed_at_once_and_reused)
 {
 	struct object *old, *obj;
@@ -213,6 +242,9 @@ Test(typesafe, freed_at_once_and_reused)
  * this interleaving.)  The object goes by objtable_unlink() and
  * object_put(), which never block: objtable_delete() may, and is not
  * called inside a read-side section.
+  * Hint: This shows why the re-check exists; what it needs of your code is
+  * object_put() freeing at once in a SLAB_TYPESAFE_BY_RCU table (look at the
+  * table's flags).
  */
 Test(typesafe, get_rcu_alone_takes_the_wrong_object)
 {

@@ -119,16 +119,28 @@ static void run_stress(unsigned long flags, enum slab_reuse reuse)
 		     slab_objects_live());
 }
 
+/* Hint: Readers and writers at once on a plain table: a wrong key or a leak
+ * means a free that is not deferred with call_rcu(), or a reference lost in
+ * objtable_lookup() or objtable_delete().
+ */
 Test(stress, call_rcu_quarantined)
 {
 	run_stress(0, SLAB_REUSE_QUARANTINE);
 }
 
+/* Hint: As call_rcu_quarantined, with the slab reusing freed memory at once:
+ * a free before the grace period shows as a lookup returning another key (the
+ * handout's Part 1 timeline).
+ */
 Test(stress, call_rcu_reused_at_once)
 {
 	run_stress(0, SLAB_REUSE_IMMEDIATE);
 }
 
+/* Hint: A SLAB_TYPESAFE_BY_RCU table under load: after a successful get,
+ * objtable_lookup() must re-read the key, and on a mismatch put the reference
+ * and search again (the handout's Part 2).
+ */
 Test(stress, typesafe_by_rcu)
 {
 	run_stress(SLAB_TYPESAFE_BY_RCU, SLAB_REUSE_QUARANTINE);

@@ -183,9 +183,26 @@ static int case_free_before_gp(const struct tsan_case *c __maybe_unused)
 }
 
 static const struct tsan_case cases[] = {
+	/* Hint: TSan saw a free racing with a reader: the last object_put()
+	 * must free through call_rcu(). Exit 1 means the case's own checks
+	 * (keys, leaks, WARNs) failed: pass the unit tests first.
+	 */
 	{ "lookup_delete",	"clean", case_lookup_delete, NULL },
+	/* Hint: Lookups and deletes in a SLAB_TYPESAFE_BY_RCU table: touch
+	 * the key with READ_ONCE() and the count only through refcount.h.
+	 * Exit 1: pass the typesafe unit tests first.
+	 */
 	{ "typesafe",		"clean", case_typesafe, NULL },
+	/* Hint: A reader without a reference reads the object while
+	 * objtable_delete() runs: the free must wait for the grace period,
+	 * and unlink must come before the put (the handout's "Order
+	 * matters").
+	 */
 	{ "reader_vs_delete",	"clean", case_reader_vs_delete, NULL },
+	/* Hint: This case must race: it frees without a grace period on
+	 * purpose (this file's code). If it exits 1, the run's own checks
+	 * failed: make the other cases pass first.
+	 */
 	{ "free_before_gp",	"race",  case_free_before_gp, NULL },
 };
 
