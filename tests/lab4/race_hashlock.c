@@ -103,6 +103,10 @@ static bool irq_while_held(void)
 	return handled_while_held;
 }
 
+/* Hint: The handler put a count of the bucket while T1 held its lock: take
+ * the bucket lock with spin_lock_irqsave(), so that no interrupt runs while
+ * it is held.
+ */
 RACE_SCENARIO(irq_put_same_bucket) = {
 	.name     = "irq_put_same_bucket",
 	.summary  = "T1's interrupt puts a count of the bucket T1 uses "
@@ -126,6 +130,10 @@ static void bucket_by_spin_lock(void)
 	spin_unlock(bucket);
 }
 
+/* Hint: It must fail (deadlock): T1 holds the bucket lock with plain
+ * spin_lock() and the handler's refcount_put() needs it. It does once
+ * refcount_put() takes the bucket lock REFCOUNT_HASH(rc) names.
+ */
 RACE_SCENARIO(irq_plain_spin_lock) = {
 	.name     = "irq_plain_spin_lock",
 	.summary  = "T1 holds a's bucket lock with interrupts on; its "
@@ -175,6 +183,10 @@ static const char *a_released_once(void)
 	return NULL;
 }
 
+/* Hint: lockdep says inconsistent-lock-state: some call holds a bucket lock
+ * with interrupts on; the timeline names it. Every call that takes the lock
+ * must use spin_lock_irqsave().
+ */
 RACE_SCENARIO(irq_every_op) = {
 	.name     = "irq_every_op",
 	.summary  = "every operation on a count of the bucket T1's interrupt "
@@ -213,6 +225,10 @@ static const char *b_is_one(void)
 	return NULL;
 }
 
+/* Hint: It must fail: refcount_get()/refcount_put() under the bucket lock
+ * against atomic_dec_and_test() under another lose an update. It does once
+ * your get and put update the count under their bucket lock.
+ */
 RACE_SCENARIO(mixing) = {
 	.name     = "mixing",
 	.summary  = "refcount_get/put against atomic_dec_and_test on one "
@@ -253,6 +269,10 @@ static bool get_rcu_between(void)
 	return found == 1 || found == 3;
 }
 
+/* Hint: An update was lost among refcount_dec(), refcount_get() and
+ * refcount_get_rcu(): each must read and write the count under one holding of
+ * its bucket lock.
+ */
 RACE_SCENARIO(dec_get_get_rcu) = {
 	.name     = "dec_get_get_rcu",
 	.summary  = "refcount_dec, refcount_get and refcount_get_rcu on one count",
@@ -288,6 +308,9 @@ static bool up_interleaved(void)
 	return preempted && handled;
 }
 
+/* Hint: The UP build on one CPU: each update must run with interrupts off
+ * (local_irq_save() to local_irq_restore()) from its read to its write.
+ */
 RACE_SCENARIO(up_one_cpu) = {
 	.name     = "up_one_cpu",
 	.summary  = "the UP build on one CPU: get/put from two threads and an "
@@ -302,6 +325,11 @@ RACE_SCENARIO(up_one_cpu) = {
 	.up       = true,
 };
 
+/* Hint: It must fail: interrupts off excludes nobody on a second CPU. It does
+ * once the UP build's get and put make their updates with
+ * atomic_read()/atomic_set() between local_irq_save() and
+ * local_irq_restore().
+ */
 RACE_SCENARIO(up_code_on_smp) = {
 	.name     = "up_code_on_smp",
 	.summary  = "the same UP build with a CPU per thread",

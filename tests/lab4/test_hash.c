@@ -84,6 +84,11 @@ static void each_update_takes_its_bucket(const struct lab4_config *c,
 	}
 }
 
+/* Hint: Each read-modify-write of a count (get, get_rcu, put, dec,
+ * put_and_lock's decrement) takes its own bucket lock and no other, and
+ * returns with it released: check REFCOUNT_HASH(rc) against refcount_hash.h's
+ * formula.
+ */
 Test(bucket, every_update_takes_its_bucket_lock_only)
 {
 	unsigned long offset;
@@ -93,6 +98,9 @@ Test(bucket, every_update_takes_its_bucket_lock_only)
 		each_update_takes_its_bucket(smp, offset);
 }
 
+/* Hint: refcount_read() takes no lock (refcount_hash.h): one atomic_read() of
+ * the count is all it needs.
+ */
 Test(bucket, read_takes_no_lock)
 {
 	refcount_t *rc = lab4_count(256);
@@ -103,6 +111,9 @@ Test(bucket, read_takes_no_lock)
 		     "refcount_read took a bucket lock (8-bucket configuration)");
 }
 
+/* Hint: refcount_init() may take its own bucket's lock at most, and must
+ * leave the count at 1 (refcount_hash.h, __refcount_hash).
+ */
 Test(bucket, init_takes_no_other_bucket)
 {
 	refcount_t *rc = lab4_count(512 + 8);
@@ -113,6 +124,9 @@ Test(bucket, init_takes_no_other_bucket)
 	cr_assert_eq(smp->read(rc), 1, "refcount_init must start the count at 1");
 }
 
+/* Hint: Counts in one 256-byte block share a bucket: REFCOUNT_HASH(rc) uses
+ * the address shifted right by 8, not the address itself.
+ */
 Test(bucket, one_block_shares_a_lock)
 {
 	refcount_t *a = lab4_count(256), *b = lab4_count(256 + 252);
@@ -122,6 +136,9 @@ Test(bucket, one_block_shares_a_lock)
 		     "different locks");
 }
 
+/* Hint: Counts 256 bytes apart must hash to different buckets: look at the
+ * shift and the mask in REFCOUNT_HASH(rc).
+ */
 Test(bucket, blocks_256_apart_do_not)
 {
 	int k;
@@ -133,6 +150,10 @@ Test(bucket, blocks_256_apart_do_not)
 			      256 * (k + 1));
 }
 
+/* Hint: The mask must come from REFCOUNT_HASH_SIZE, not a number written in:
+ * the 8-lock build (configs.h) compiles the same refcount.c with another
+ * size.
+ */
 Test(bucket, n_is_respected)
 {
 	int k;
@@ -149,6 +170,9 @@ Test(bucket, n_is_respected)
 	}
 }
 
+/* Hint: As every_update_takes_its_bucket_lock_only, on the build with 8
+ * bucket locks: the size must come from REFCOUNT_HASH_SIZE.
+ */
 Test(bucket, n8_build_takes_its_bucket_lock_only)
 {
 	unsigned long offset;
@@ -158,6 +182,10 @@ Test(bucket, n8_build_takes_its_bucket_lock_only)
 		each_update_takes_its_bucket(n8, offset);
 }
 
+/* Hint: Without CONFIG_SMP no bucket lock is taken:
+ * refcount_lock()/refcount_unlock() only turn interrupts off and on (the
+ * handout's "What you write").
+ */
 Test(up, takes_no_bucket_lock)
 {
 	refcount_t *rc = lab4_count(768);
@@ -206,6 +234,10 @@ static void semantics(const struct lab4_config *c)
 	spin_unlock(&lock);
 }
 
+/* Hint: Every build (SMP, 8 locks, UP) must keep lab 2's refcount.h: the
+ * message names the build and the call. Keep every helper static, and test
+ * the count under the lock in the same section that updates it.
+ */
 Test(configs, every_build_keeps_lab_2s_contracts)
 {
 	semantics(smp);

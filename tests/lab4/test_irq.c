@@ -84,16 +84,27 @@ static void every_op_after_an_interrupt(const struct lab4_config *c)
 		     "get/put pairs did not leave its count at 1", c->name);
 }
 
+/* Hint: lockdep saw a bucket lock held with interrupts on: take it with
+ * spin_lock_irqsave() and release it with spin_unlock_irqrestore(), in every
+ * call that takes it (refcount_hash.h, the last paragraph).
+ */
 Test(irq, smp_build_masks_interrupts_around_every_bucket_lock)
 {
 	every_op_after_an_interrupt(&lab4_configs[LAB4_SMP]);
 }
 
+/* Hint: As the SMP build: every bucket lock is taken after interrupts go off
+ * and released before they come back on, in the 8-lock build too.
+ */
 Test(irq, n8_build_masks_interrupts_around_every_bucket_lock)
 {
 	every_op_after_an_interrupt(&lab4_configs[LAB4_N8]);
 }
 
+/* Hint: The UP build with an interrupt handler: interrupts off with
+ * local_irq_save() around each update, restored afterwards, and the counts
+ * must come out right.
+ */
 Test(irq, up_build_runs_with_the_handler)
 {
 	every_op_after_an_interrupt(&lab4_configs[LAB4_UP]);

@@ -143,10 +143,30 @@ static int case_mixing(const struct tsan_case *c __maybe_unused)
 }
 
 static const struct tsan_case cases[] = {
+	/* Hint: Threads on counts of one bucket: TSan sees a race when a
+	 * count is updated outside its bucket lock. Exit 1 means a final
+	 * count was wrong: pass the unit tests first.
+	 */
 	{ "one_bucket",	"clean", case_one_bucket, NULL },
+	/* Hint: Each count in its own bucket: a race here means an update
+	 * made under the wrong lock, or none; check REFCOUNT_HASH(rc) and
+	 * refcount_lock().
+	 */
 	{ "buckets",	"clean", case_buckets, NULL },
+	/* Hint: As buckets, on the build with 8 bucket locks: the mask must
+	 * come from REFCOUNT_HASH_SIZE.
+	 */
 	{ "n8",		"clean", case_n8, NULL },
+	/* Hint: One count shared by getters, putters and readers:
+	 * refcount_read() takes no lock but must load with atomic_read(), and
+	 * every update must be made under the bucket lock with
+	 * atomic_read()/atomic_set().
+	 */
 	{ "shared",	"clean", case_shared, NULL },
+	/* Hint: This case must race: it mixes your back end with the arch's
+	 * atomic_inc/atomic_dec on one count (two locks). If it exits 1, make
+	 * the clean cases pass first.
+	 */
 	{ "mixing",	"race", case_mixing, NULL },
 };
 
