@@ -186,6 +186,10 @@ static bool held_last(void)
 	return ret1 && count_held == 1;
 }
 
+/* Hint: fget() against close(): a count of 0 must never be raised
+ * (get_file_rcu(), not get_file()), and close_fd() must empty the slot before
+ * its fput() (the handout's Part 1, case 1).
+ */
 RACE_SCENARIO(fget_vs_close) = {
 	.name     = "fget_vs_close",
 	.summary  = "fget(0) + read + fput against close(0)",
@@ -243,6 +247,10 @@ static bool held_across_close(void)
 	return got == fds[0] && count_seen == 2;
 }
 
+/* Hint: After a successful get, fget() must check that the slot still holds
+ * the same file; if not, fput() it and look again (the handout's Part 1, case
+ * 3, CVE-2021-4083).
+ */
 RACE_SCENARIO(fget_vs_close_reuse) = {
 	.name     = "fget_vs_close_reuse",
 	.summary  = "fget(0) against close(0) + reopen at 0; A stays at fd 1",
@@ -290,6 +298,10 @@ static bool holds_replaced(void)
 	return got == fds[1];
 }
 
+/* Hint: fget() of an fd that dup2 replaces must never return NULL: a failed
+ * get means look again, not closed (the handout's Part 1, case 2); dup2_fd()
+ * must replace the file in one store.
+ */
 RACE_SCENARIO(fget_vs_dup2) = {
 	.name     = "fget_vs_dup2",
 	.summary  = "fget(1) against dup2(0, 1): fd 1 is never empty",
@@ -339,6 +351,10 @@ static const char *found_fd3(void)
 	return sane();
 }
 
+/* Hint: A reader inside rcu_read_lock() still uses the old array during a
+ * growth: expand_fd_array() must free it through call_rcu(), after publishing
+ * the new one.
+ */
 RACE_SCENARIO(fget_vs_expand) = {
 	.name     = "fget_vs_expand",
 	.summary  = "fget(3) + read against the open that grows the table 8 -> 16",
@@ -372,6 +388,11 @@ static bool found_new(void)
 	return got && got == newfile;
 }
 
+/* Hint: fcheck_files() must never index past the end of the array it reads: a
+ * reader that sees the new size must see the new array too. The handout's
+ * Part 2 (2004: the order of the stores and loads and their barriers) or "Two
+ * designs" (2005: one published table).
+ */
 RACE_SCENARIO(fget_past_end_vs_expand) = {
 	.name     = "fget_past_end_vs_expand",
 	.summary  = "fget(8) against the open that grows the table and installs fd 8",
@@ -417,6 +438,10 @@ static const char *both_installed(void)
 	return NULL;
 }
 
+/* Hint: An install lost during a growth: fd_install() must store under
+ * file_lock, so that it never writes into an array the growth has already
+ * copied (the handout's Part 3).
+ */
 RACE_SCENARIO(install_vs_expand) = {
 	.name     = "install_vs_expand",
 	.summary  = "two opens: fds 7 and 8, one of them grows the table",
@@ -463,6 +488,10 @@ static const char *copy_is_a_copy(void)
 	return NULL;
 }
 
+/* Hint: fork's copy against a growth: dup_files() must copy under oldf's
+ * file_lock, from the table it reads there, with a reference per file (the
+ * handout's Part 4).
+ */
 RACE_SCENARIO(dup_files_vs_expand) = {
 	.name     = "dup_files_vs_expand",
 	.summary  = "dup_files (fork) of 8 fds against the open that grows the table",
@@ -513,6 +542,9 @@ static const char *dup2_or_ebadf(void)
 	return NULL;
 }
 
+/* Hint: dup2_fd() that grows the table may lose file_lock in expand_files():
+ * read oldfd's file again afterwards, it may have been closed meanwhile.
+ */
 RACE_SCENARIO(dup2_vs_close) = {
 	.name     = "dup2_vs_close",
 	.summary  = "dup2(0, 4), which grows the table, against close(0)",
@@ -552,6 +584,10 @@ static void teardown_shared(void)
 	teardown();
 }
 
+/* Hint: fget_light() may skip the reference only when the table has one user:
+ * with two, it must take one as fget() does (the handout's Part 1,
+ * fget_light).
+ */
 RACE_SCENARIO(light_shared_vs_close) = {
 	.name     = "light_shared_vs_close",
 	.summary  = "fget_light(0) + read on a table of two users against close(0)",
@@ -588,6 +624,11 @@ static const char *flag_kept(void)
 	return ret2 == 8 ? NULL : "T2's open did not return fd 8";
 }
 
+/* Hint: get_close_on_exec() during a growth must read a bitmap that is not
+ * freed, within the size that goes with it: look at how expand_fdset()
+ * publishes the new sets and frees the old ones (call_rcu(), with the size
+ * they had; the handout's Part 2).
+ */
 RACE_SCENARIO(cloexec_vs_expand) = {
 	.name     = "cloexec_vs_expand",
 	.summary  = "get_close_on_exec(3) against the open that grows the bitmaps",
@@ -649,6 +690,10 @@ static const char *reads_consistent(void)
  * reads the new max_fds and the old array.  (The copy into the new array
  * is a plain memcpy, which the model does not track: a publication without
  * release is TSan's to see.)
+  * Hint: Under the weak memory model: a reader saw the new size with the old
+  * array, or a slot that nothing ordered after the copy. Look at what orders
+  * your publication against the reader's loads: the barrier pairs and
+  * rcu_assign_pointer() of the handout's Part 2.
  */
 RACE_SCENARIO(fcheck_vs_grow) = {
 	.name     = "fcheck_vs_grow",
@@ -683,6 +728,10 @@ static void unlocked_fget0(void)
 	got = file;
 }
 
+/* Hint: A demo, not graded: 2.6.6's fget() with its lock turned into
+ * rcu_read_lock(), built on your fcheck_files(); get_file() raises a count of
+ * 0 and WARNs.
+ */
 RACE_SCENARIO(unlocked_266_fget) = {
 	.name     = "unlocked_266_fget",
 	.summary  = "2.6.6's fget under rcu_read_lock, get_file kept: get from 0",
@@ -707,6 +756,9 @@ static void patch_fget1(void)
 	got = file;
 }
 
+/* Hint: A demo, not graded: the 2004 patch's fget(), which gives up when the
+ * count was 0, returns NULL for an fd that dup2 never left empty.
+ */
 RACE_SCENARIO(patch_fget_vs_dup2) = {
 	.name     = "patch_fget_vs_dup2",
 	.summary  = "the 2004 patch's fget(1) against dup2(0, 1): NULL for an open fd",
@@ -732,6 +784,9 @@ static void no_recheck_fget0(void)
 	got = file;
 }
 
+/* Hint: A demo, not graded: fget() without the re-check after the get takes a
+ * reference to a file already closed at that fd (CVE-2021-4083).
+ */
 RACE_SCENARIO(no_recheck_vs_reuse) = {
 	.name     = "no_recheck_vs_reuse",
 	.summary  = "fget without the re-check: a reference taken after close (CVE-2021-4083)",

@@ -84,6 +84,11 @@ static void put_and_check(void)
 
 TestSuite(fdtable, .init = setup, .fini = teardown);
 
+/* Hint: Up to NR_OPEN_DEFAULT fds the embedded array and bitmaps are enough:
+ * fd_install() and close_fd() must not allocate, and
+ * expand_fd_array()/expand_fdset() grow only when asked for an fd past the
+ * end.
+ */
 Test(fdtable, small_table_allocates_nothing)
 {
 	long live = slab_objects_live();
@@ -96,6 +101,9 @@ Test(fdtable, small_table_allocates_nothing)
 	put_and_check();
 }
 
+/* Hint: get_unused_fd() (given) reuses the lowest free fd: close_fd() must
+ * clear the fd's open bit and lower next_fd (the handout's Part 3).
+ */
 Test(fdtable, lowest_fd_first)
 {
 	for (int fd = 0; fd < 3; fd++)
@@ -110,6 +118,10 @@ Test(fdtable, lowest_fd_first)
 	put_and_check();
 }
 
+/* Hint: A reserved fd holds no file, so fget() and fcheck_files() must return
+ * NULL for it; check that your lookups return what the slot holds and nothing
+ * else.
+ */
 Test(fdtable, reserved_fd_is_taken_until_given_back)
 {
 	cr_assert_eq(get_unused_fd(files), 0, "the first free fd of an empty table is 0");
@@ -123,6 +135,10 @@ Test(fdtable, reserved_fd_is_taken_until_given_back)
 	put_and_check();
 }
 
+/* Hint: fd_install() stores the caller's reference in the slot (under
+ * file_lock, with rcu_assign_pointer()): it takes no reference of its own
+ * (fdtable.h, fd_install).
+ */
 Test(fdtable, install_passes_the_reference)
 {
 	struct file *file = alloc_file(&test_inodes[0]);
@@ -137,6 +153,10 @@ Test(fdtable, install_passes_the_reference)
 	cr_assert(freed(file), "the table's put must free a file no one else holds");
 }
 
+/* Hint: fget() in fget.c: inside rcu_read_lock(), read the slot with
+ * fcheck_files() and take a reference with get_file_rcu(); it takes no lock
+ * (the handout's Part 1).
+ */
 Test(fdtable, fget_takes_a_reference)
 {
 	struct file *file = open_at(0, 0), *got;
@@ -158,6 +178,10 @@ Test(fdtable, fget_takes_a_reference)
 	put_and_check();
 }
 
+/* Hint: fget() of a free or reserved fd, or of an fd past the table, must
+ * return NULL: look at what fcheck_files() returns when fd is not below the
+ * size it read.
+ */
 Test(fdtable, fget_of_a_free_fd_is_null)
 {
 	open_at(0, 0);
@@ -171,6 +195,9 @@ Test(fdtable, fget_of_a_free_fd_is_null)
 	put_and_check();
 }
 
+/* Hint: fcheck_files() only reads: no lock, no reference; it returns what the
+ * slot holds (fdtable.h, fcheck_files).
+ */
 Test(fdtable, fcheck_files_takes_no_reference)
 {
 	struct file *file = open_at(0, 0);
@@ -185,6 +212,10 @@ Test(fdtable, fcheck_files_takes_no_reference)
 	put_and_check();
 }
 
+/* Hint: close_fd() under file_lock: empty the slot, clear both bits, lower
+ * next_fd; only then drop the table's reference with fput() (the handout's
+ * Part 3).
+ */
 Test(fdtable, close_frees_the_fd_and_drops_the_reference)
 {
 	struct file *a = open_at(0, 0), *b, *held;
@@ -206,6 +237,10 @@ Test(fdtable, close_frees_the_fd_and_drops_the_reference)
 	put_and_check();
 }
 
+/* Hint: close_fd() of an fd with no file installed returns -EBADF and leaves
+ * a reserved fd reserved: check what your close does before it looks at the
+ * slot.
+ */
 Test(fdtable, close_of_a_reserved_fd_is_ebadf)
 {
 	cr_assert_eq(get_unused_fd(files), 0, "the first free fd of an empty table is 0");
@@ -219,7 +254,12 @@ Test(fdtable, close_of_a_reserved_fd_is_ebadf)
 	put_and_check();
 }
 
-/* close_fd drops the table's reference through fput: freed after the grace period. */
+/* close_fd drops the table's reference through fput: freed after the grace
+ * period.
+ * Hint: A file closed while a reader is inside rcu_read_lock() must not be
+ * freed yet: close_fd() drops the table's reference with fput(), which defers
+ * the free; the slot must be emptied first.
+ */
 Test(fdtable, close_frees_after_the_grace_period)
 {
 	struct file *file = open_at(0, 0), *seen;
@@ -236,6 +276,9 @@ Test(fdtable, close_frees_after_the_grace_period)
 	put_and_check();
 }
 
+/* Hint: dup2_fd(fd, fd) returns fd and changes nothing if fd is open, -EBADF
+ * if it is not (the handout's Part 3, the POSIX cases).
+ */
 Test(fdtable, dup2_onto_itself)
 {
 	struct file *file = open_at(0, 0);
@@ -246,6 +289,9 @@ Test(fdtable, dup2_onto_itself)
 	put_and_check();
 }
 
+/* Hint: dup2_fd() onto a free fd: take a reference for newfd before the file
+ * is published there, set the open bit, and return newfd.
+ */
 Test(fdtable, dup2_onto_a_free_fd)
 {
 	struct file *file = open_at(0, 0);
@@ -258,6 +304,9 @@ Test(fdtable, dup2_onto_a_free_fd)
 	put_and_check();
 }
 
+/* Hint: dup2_fd() onto an open fd replaces its file in one store, clears
+ * newfd's close-on-exec flag, and fput()s the old file after unlocking.
+ */
 Test(fdtable, dup2_onto_an_open_fd_replaces_it)
 {
 	struct file *a = open_at(0, 0), *b = open_at(1, 1);
@@ -274,6 +323,10 @@ Test(fdtable, dup2_onto_an_open_fd_replaces_it)
 	put_and_check();
 }
 
+/* Hint: dup2_fd()'s errors: -EBADF for an oldfd with no file or past NR_OPEN
+ * and for newfd >= NR_OPEN, -EBUSY for a newfd reserved but not installed
+ * (the handout's Part 3).
+ */
 Test(fdtable, dup2_errors)
 {
 	open_at(0, 0);
@@ -287,6 +340,9 @@ Test(fdtable, dup2_errors)
 	put_and_check();
 }
 
+/* Hint: dup2_fd() past the table's size grows it with expand_files(), which
+ * may drop file_lock: read oldfd's file again afterwards.
+ */
 Test(fdtable, dup2_grows_the_table)
 {
 	struct file *file = open_at(0, 0), *other = open_at(1, 1);
@@ -300,6 +356,10 @@ Test(fdtable, dup2_grows_the_table)
 	put_and_check();
 }
 
+/* Hint: Growing up to NR_OPEN must keep every file in its fd:
+ * expand_fd_array() copies the whole old array, and a growth past NR_OPEN is
+ * refused with -EMFILE (fdtable.h, expand_fd_array).
+ */
 Test(fdtable, emfile_past_nr_open)
 {
 	int fd;
@@ -319,6 +379,10 @@ Test(fdtable, emfile_past_nr_open)
 	put_and_check();
 }
 
+/* Hint: After a growth every fd must hold the same file and the same
+ * close-on-exec flag: expand_fd_array() copies every slot and expand_fdset()
+ * both bitmaps, before publishing.
+ */
 Test(fdtable, expansion_keeps_files_and_flags)
 {
 	struct file *opened[40];
@@ -339,6 +403,10 @@ Test(fdtable, expansion_keeps_files_and_flags)
 	put_and_check();
 }
 
+/* Hint: The arrays replaced by a growth are freed through call_rcu(), never
+ * at once and never the embedded ones; the growth itself never waits for a
+ * grace period (the handout's Part 2).
+ */
 Test(fdtable, old_arrays_freed_after_the_grace_period)
 {
 	struct fdtable *fdt;
@@ -367,6 +435,10 @@ Test(fdtable, old_arrays_freed_after_the_grace_period)
 	put_and_check();
 }
 
+/* Hint: expand_files() (given) returns 1 only when your
+ * expand_fd_array()/expand_fdset() grew the table, and the new size must hold
+ * the fd asked for.
+ */
 Test(fdtable, expand_files_reports_what_it_did)
 {
 	spin_lock(&files->file_lock);
@@ -388,6 +460,9 @@ Test(fdtable, expand_files_reports_what_it_did)
 	put_and_check();
 }
 
+/* Hint: get_close_on_exec() reads the close_on_exec bit without the lock;
+ * close_fd() and dup2_fd() must clear the flag of the fd they free or fill.
+ */
 Test(fdtable, close_on_exec_flag)
 {
 	open_at(0, 0);
@@ -403,6 +478,9 @@ Test(fdtable, close_on_exec_flag)
 	put_and_check();
 }
 
+/* Hint: fget_light() on a table with one user returns the file with no
+ * reference and *fput_needed = 0 (the handout's Part 1, fget_light).
+ */
 Test(fdtable, fget_light_single_user_takes_nothing)
 {
 	struct file *file = open_at(0, 0), *got;
@@ -422,6 +500,9 @@ Test(fdtable, fget_light_single_user_takes_nothing)
 	put_and_check();
 }
 
+/* Hint: fget_light() on a table with more than one user must behave as
+ * fget(): a reference, and *fput_needed = 1. The rule is the table's count.
+ */
 Test(fdtable, fget_light_shared_takes_a_reference)
 {
 	struct file *file = open_at(0, 0), *got;
@@ -443,6 +524,10 @@ Test(fdtable, fget_light_shared_takes_a_reference)
 	put_and_check();
 }
 
+/* Hint: dup_files() under oldf's file_lock: same files with one more
+ * reference each, same bits, reserved fds left free in the copy, oldf
+ * unchanged (the handout's Part 4).
+ */
 Test(fdtable, dup_files_copies_and_references)
 {
 	struct file *opened[3];
@@ -476,6 +561,9 @@ Test(fdtable, dup_files_copies_and_references)
 	put_and_check();
 }
 
+/* Hint: dup_files() of a grown table must first grow the new table to hold
+ * every open fd of oldf, then copy.
+ */
 Test(fdtable, dup_files_of_a_grown_table)
 {
 	struct files_struct *child;
@@ -498,6 +586,9 @@ Test(fdtable, dup_files_of_a_grown_table)
 	put_and_check();
 }
 
+/* Hint: put_files_struct() (given) closes each installed file once: each fd
+ * must own exactly one reference, including one made by dup2_fd().
+ */
 Test(fdtable, last_user_closes_every_file_once)
 {
 	struct file *opened[12];
@@ -515,7 +606,11 @@ Test(fdtable, last_user_closes_every_file_once)
 		cr_assert(freed(opened[fd]), "fd %d's file never freed", fd);
 }
 
-/* A mixed history; at the end every object was freed, none twice (a BUG). */
+/* A mixed history; at the end every object was freed, none twice (a BUG).
+ * Hint: Opens, closes, dup2 and forks mixed: a file freed twice or never
+ * means a reference taken or dropped one time too many in close_fd(),
+ * dup2_fd() or dup_files().
+ */
 Test(fdtable, every_file_freed_exactly_once)
 {
 	struct files_struct *child;
@@ -550,6 +645,10 @@ Test(fdtable, every_file_freed_exactly_once)
 /* The given allocator of arrays and bitmaps: fdtable_given.c. */
 TestSuite(alloc, .init = setup, .fini = teardown);
 
+/* Hint: Tests the given allocators (fdtable_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(alloc, arrays_start_empty)
 {
 	struct file **array = alloc_fd_array(16);
@@ -564,21 +663,37 @@ Test(alloc, arrays_start_empty)
 	put_and_check();
 }
 
+/* Hint: Tests the given allocators (fdtable_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(alloc, array_freed_with_another_size_is_a_bug, .signal = SIGABRT)
 {
 	free_fd_array(alloc_fd_array(8), 16);
 }
 
+/* Hint: Tests the given allocators (fdtable_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(alloc, embedded_array_freed_is_a_bug, .signal = SIGABRT)
 {
 	free_fd_array(files->fd_array, NR_OPEN_DEFAULT);
 }
 
+/* Hint: Tests the given allocators (fdtable_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(alloc, bitmap_freed_with_another_size_is_a_bug, .signal = SIGABRT)
 {
 	free_fdset(alloc_fdset(8), 16);
 }
 
+/* Hint: Tests the given allocators (fdtable_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(alloc, embedded_bitmap_freed_is_a_bug, .signal = SIGABRT)
 {
 	free_fdset(files->open_fds_init, NR_OPEN_DEFAULT);

@@ -35,6 +35,10 @@ static int freed(const void *p)
 
 TestSuite(file, .init = setup, .fini = teardown);
 
+/* Hint: Tests the given struct file (file.h, file_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(file, alloc_file_holds_one_reference)
 {
 	struct file *a = alloc_file(&test_inodes[0]);
@@ -48,6 +52,10 @@ Test(file, alloc_file_holds_one_reference)
 	cr_assert(freed(a) && freed(b), "the last fput must free each file after the grace period");
 }
 
+/* Hint: Tests the given struct file (file.h, file_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(file, get_file_and_fput)
 {
 	struct file *file = alloc_file(&test_inodes[1]);
@@ -64,6 +72,10 @@ Test(file, get_file_and_fput)
 	cr_assert_eq(warn_count(), 0, "gets and puts of a live file must not WARN");
 }
 
+/* Hint: Tests the given struct file (file.h, file_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(file, get_file_from_zero_warns)
 {
 	struct file *file = alloc_file(&test_inodes[1]);
@@ -76,6 +88,10 @@ Test(file, get_file_from_zero_warns)
 	cr_assert_eq(warn_count(), 1, "an increment from 0 must WARN");
 }
 
+/* Hint: Tests the given struct file (file.h, file_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(file, get_file_rcu_never_increments_zero)
 {
 	struct file *file = alloc_file(&test_inodes[2]);
@@ -94,6 +110,10 @@ Test(file, get_file_rcu_never_increments_zero)
 	cr_assert(freed(file), "the file must be freed after the grace period");
 }
 
+/* Hint: Tests the given struct file (file.h, file_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(file, count_reaching_zero_twice_warns_and_frees_once)
 {
 	struct file *file = alloc_file(&test_inodes[3]);
@@ -109,6 +129,10 @@ Test(file, count_reaching_zero_twice_warns_and_frees_once)
 	cr_assert(freed(file), "freed once, by the first queueing");
 }
 
+/* Hint: Tests the given struct file (file.h, file_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(file, fput_below_zero_warns)
 {
 	struct file *file = alloc_file(&test_inodes[3]);
@@ -120,6 +144,10 @@ Test(file, fput_below_zero_warns)
 	cr_assert_eq(warn_count(), 1, "an fput below 0 must WARN once");
 }
 
+/* Hint: Tests the given struct file (file.h, file_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(file, reads)
 {
 	struct file *a = alloc_file(&test_inodes[4]);
@@ -159,6 +187,10 @@ static void *read_bytes(void *arg)
 	return NULL;
 }
 
+/* Hint: Tests the given struct file (file.h, file_given.c): it passes on the
+ * untouched skeleton, and nothing in fdtable.c or fget.c can change that
+ * code. If it fails, tell your instructor: the kit is at fault.
+ */
 Test(file, concurrent_reads_split_the_file)
 {
 	pthread_t tid[2];
@@ -175,6 +207,10 @@ Test(file, concurrent_reads_split_the_file)
 	fput(shared_file);
 }
 
+/* Hint: Tests the given bit operations (bitops.h): it passes on the untouched
+ * skeleton, and nothing in fdtable.c or fget.c can change that code. If it
+ * fails, tell your instructor: the kit is at fault.
+ */
 Test(bitops, set_clear_test)
 {
 	unsigned long map[BITS_TO_LONGS(130)] = { 0 };
@@ -210,6 +246,10 @@ static void *flip_half(void *arg)
 	return NULL;
 }
 
+/* Hint: Tests the given bit operations (bitops.h): it passes on the untouched
+ * skeleton, and nothing in fdtable.c or fget.c can change that code. If it
+ * fails, tell your instructor: the kit is at fault.
+ */
 Test(bitops, updates_of_one_word_are_not_lost)
 {
 	pthread_t tid[2];
@@ -224,6 +264,10 @@ Test(bitops, updates_of_one_word_are_not_lost)
 		     "another bit of the word lost an update: %#lx", one_word[0]);
 }
 
+/* Hint: Tests the given bit operations (bitops.h): it passes on the untouched
+ * skeleton, and nothing in fdtable.c or fget.c can change that code. If it
+ * fails, tell your instructor: the kit is at fault.
+ */
 Test(bitops, find_bits)
 {
 	unsigned long map[BITS_TO_LONGS(130)] = { 0 }, copy[BITS_TO_LONGS(130)];

@@ -17,6 +17,11 @@
 #include "shared_workload.h"
 #include "slab.h"
 
+/* Hint: Lock-free fget()/fget_light() readers against opens, closes, dup2,
+ * forks and growths: the message above names the first WARN or bad read. Run
+ * the race scenarios (make race-5), whose timelines show one interleaving at
+ * a time.
+ */
 Test(stress, readers_vs_writers_growing_tables)
 {
 	static const struct workload w = { .rounds = 8, .reads = 50000, .writes = 12000 };

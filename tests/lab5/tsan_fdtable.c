@@ -170,7 +170,16 @@ const char *__tsan_default_options(void)
 }
 
 static const struct tsan_case cases[] = {
+	/* Hint: TSan saw an access to a file or an array not ordered before
+	 * its free: a reference taken with get_file_rcu(), or a free deferred
+	 * with call_rcu() (arrays) or fput() (files). Exit 1: an end-of-run
+	 * check failed; pass the unit tests first.
+	 */
 	{ "readers_vs_writers",	"clean", case_readers_vs_writers, NULL },
+	/* Hint: This case must race: the kit's own reader misuses
+	 * fget_light()'s no-reference path on a shared table. If it exits 1,
+	 * make readers_vs_writers pass first.
+	 */
 	{ "light_misuse",	"race",  case_light_misuse, NULL },
 };
 
