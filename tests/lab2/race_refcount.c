@@ -124,10 +124,10 @@ static bool reader_put_last(void)
 	return reader_released;
 }
 
-/* Hint: The timeline shows the step where the reader's refcount_get_rcu()
- * raised a count of 0: the check for 0 and the increment must be one
- * compare-and-exchange. 'vacuous' means the reader never got a reference:
- * get_rcu must succeed on a live count.
+/* Hint: The timeline shows where the reader's refcount_get_rcu() raised a
+ * count of 0: the check for 0 and the increment must be one atomic step.
+ * 'vacuous' means the reader never got a reference: get_rcu must succeed on a
+ * live count.
  */
 RACE_SCENARIO(get_rcu_vs_last_put) = {
 	.name     = "get_rcu_vs_last_put",
@@ -287,8 +287,8 @@ static bool both_done(void)
 }
 
 /* Hint: Exactly one of two refcount_get()s on 0 may WARN: decide on the WARN
- * from the value your single atomic increment returns, not from a separate
- * read.
+ * from the value read in the same atomic step as the increment, not from a
+ * separate read.
  */
 RACE_SCENARIO(two_gets_on_zero) = {
 	.name     = "two_gets_on_zero",

@@ -20,9 +20,10 @@ static void set_count(refcount_t *rc, int n)
 	refcount_watch(&rc->count);
 }
 
-/* Hint: refcount_init() is given (refcount_given.c): if this fails, the count
- * is being changed somewhere it should not be, e.g. a refcount.c that
- * redefines a given function.
+/* Hint: refcount_init() must start the count at 1. In lab 2 it is given
+ * (refcount_given.c) and this passes on the skeleton; in lab 4 it is yours:
+ * set the count with atomic_set() (refcount_hash.h says which lock, if any,
+ * it may take).
  */
 Test(refcount, init_is_one)
 {
@@ -32,9 +33,8 @@ Test(refcount, init_is_one)
 	cr_assert_eq(refcount_read(&rc), 1, "refcount_init must start the count at 1");
 }
 
-/* Hint: refcount_get() in refcount.c: one atomic increment that returns the
- * new value, and a WARN only when the count it started from was 0 (the
- * handout's "What you write").
+/* Hint: refcount_get() adds one in one atomic step and WARNs only when the
+ * count it started from was 0 (refcount.h; the handout's "What you write").
  */
 Test(refcount, get_adds_one_without_warning)
 {
@@ -67,8 +67,9 @@ Test(refcount, get_on_zero_warns)
 	cr_assert_eq(refcount_read(&rc), 1, "refcount_get still increments");
 }
 
-/* Hint: refcount_put() is given: if this fails, something else changes the
- * count; check that refcount.c leaves the given functions alone.
+/* Hint: refcount_put() returns 1 only for the put that reaches 0. In lab 2 it
+ * is given; in lab 4 it is yours: decide from the value your decrement wrote,
+ * under the same holding of the bucket lock.
  */
 Test(refcount, put_is_true_only_for_the_last)
 {
@@ -81,9 +82,9 @@ Test(refcount, put_is_true_only_for_the_last)
 	cr_assert_eq(refcount_read(&rc), 0, "after the last put the count must be 0");
 }
 
-/* Hint: refcount_dec() is given (refcount_given.c): a failure here means the
- * count is touched from elsewhere; check refcount.c's includes and
- * definitions.
+/* Hint: refcount_dec() subtracts one. In lab 2 it is given
+ * (refcount_given.c); in lab 4 it is yours: read and write the count under
+ * its bucket lock.
  */
 Test(refcount, dec_subtracts_one)
 {
@@ -95,8 +96,8 @@ Test(refcount, dec_subtracts_one)
 }
 
 /* Hint: refcount_get_rcu() must increment a count that is not 0 and return
- * the count it found, not the new one (refcount.h). Check what your
- * compare-and-exchange loop returns on success.
+ * the count it found, not the new one (refcount.h). Check what your function
+ * returns on success.
  */
 Test(refcount, get_rcu_increments_a_live_count)
 {
@@ -114,9 +115,9 @@ Test(refcount, get_rcu_increments_a_live_count)
 	cr_assert_eq(warn_count(), 0, "get_rcu on a live count must not WARN");
 }
 
-/* Hint: refcount_get_rcu() on a count of 0 must return 0 and leave it 0: the
- * test for 0 and the increment must be one compare-and-exchange (the
- * handout's "Why the read-then-increment becomes one compare-and-exchange").
+/* Hint: refcount_get_rcu() on a count of 0 must return 0 and leave it 0
+ * (refcount.h): the test for 0 and the increment are one atomic step (lab 2:
+ * one compare-and-exchange; lab 4: one holding of the bucket lock).
  */
 Test(refcount, get_rcu_never_resurrects)
 {
@@ -148,9 +149,9 @@ Test(refcount, get_rcu_then_put_releases_once)
 	cr_assert_eq(refcount_read(&rc), 0, "get_rcu after the last put must leave the count at 0");
 }
 
-/* Hint: refcount_put_and_lock() above 1: decrement with a
- * compare-and-exchange loop without touching the lock, and return 0 (the
- * handout's "What you write", the fast path).
+/* Hint: refcount_put_and_lock() on a count above 1 decrements without
+ * touching @lock and returns 0 (refcount.h; the handout's "What you write",
+ * the fast path).
  */
 Test(put_and_lock, fast_path_takes_no_lock)
 {

@@ -20,8 +20,9 @@
 
 static int releases;		/* how many puts returned 1 */
 
-/* Hint: Concurrent refcount_get()s must not lose an update: one atomic
- * read-modify-write per get, never a read followed by a separate set.
+/* Hint: Concurrent refcount_get()s and refcount_put()s must not lose an
+ * update: each is one atomic read-modify-write (lab 4: read and write under
+ * one holding of the bucket lock).
  */
 Test(stress, get_put_exact)
 {
@@ -42,8 +43,8 @@ static void *get_many_dec_many(void *arg)
 	return NULL;
 }
 
-/* Hint: Concurrent refcount_get()s and the given refcount_dec()s must add up
- * exactly: is your get a single atomic operation on the counter?
+/* Hint: Concurrent refcount_get()s and refcount_dec()s must add up exactly:
+ * is each a single atomic update of the count (lab 4: under its bucket lock)?
  */
 Test(stress, get_dec_exact)
 {
@@ -54,8 +55,8 @@ Test(stress, get_dec_exact)
 }
 
 /* Hint: refcount_get_rcu() failed or lost an update while the count never
- * dropped below 1: when the compare-and-exchange fails, retry with the value
- * it reports rather than giving up.
+ * dropped below 1: it may give up only on a count of 0 (lab 2: when the
+ * compare-and-exchange fails, retry with the value it reports).
  */
 Test(stress, get_rcu_put_exact)
 {
@@ -90,8 +91,8 @@ static void *probe_then_drop(void *arg)
 }
 
 /* Hint: Once the count reaches 0 no refcount_get_rcu() may raise it again
- * (refcount.h): the check for 0 must be part of the same compare-and-exchange
- * that increments.
+ * (refcount.h): the check for 0 must be part of the same atomic step that
+ * increments.
  */
 Test(stress, get_rcu_never_resurrects)
 {

@@ -60,13 +60,14 @@ static int case_put_and_lock(const struct tsan_case *c __maybe_unused)
 }
 
 static const struct tsan_case cases[] = {
-	/* Hint: TSan saw the counter touched by a plain access: refcount.c
-	 * must reach it only through common/atomic.h. Exit 1 means the case's
-	 * own checks failed: pass the unit tests first.
+	/* Hint: TSan saw the counter touched by a plain access, or (lab 4) an
+	 * update outside its bucket lock: reach it only through
+	 * common/atomic.h. Exit 1 means the case's own checks failed: pass
+	 * the unit tests first.
 	 */
 	{ "get_put",		"clean", case_get_put, NULL },
-	/* Hint: refcount_get_rcu()'s loop must read and update the counter
-	 * only through common/atomic.h (atomic_read, atomic_cmpxchg). Exit 1:
+	/* Hint: refcount_get_rcu() must read and update the counter only
+	 * through common/atomic.h (lab 4: under its bucket lock). Exit 1:
 	 * pass the unit tests first.
 	 */
 	{ "get_rcu",		"clean", case_get_rcu, NULL },
