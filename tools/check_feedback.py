@@ -342,6 +342,27 @@ def asserted():
     return check
 
 
+def hinted():
+    """Every test declared in tests/labN/ has a hint (make hint-N shows it
+    when the test fails)."""
+    def check():
+        import glob
+        from kit import testsrc
+        bad, counts = [], []
+        for n in sorted(os.listdir(os.path.join(ROOT, "tests"))):
+            if not re.match(r"^lab\d+$", n):
+                continue
+            found = tests = 0
+            for p in sorted(glob.glob(os.path.join(ROOT, "tests", n, "*.c"))):
+                missing = testsrc.unhinted(p)
+                tests += len(testsrc.scan(p))
+                found += len(missing)
+                bad += [os.path.relpath(l, ROOT) for l in missing]
+            counts.append("%s %d/%d" % (n, tests - found, tests))
+        return not bad, "tests with a hint: %s" % ", ".join(counts), bad
+    return check
+
+
 # The labs whose every assertion must have its author's message (a lab
 # left out would show Criterion's "The expression ... is false.").
 MESSAGED = ("lab1", "lab2", "lab3", "lab4", "lab5")
@@ -351,6 +372,7 @@ def rows(build):
     """[(name, check, show)]."""
     return [("feedback: grades read on fixed inputs (test_feedback.py)", unit_tests(), False),
             ("feedback: a message on every cr_assert", asserted(), True),
+            ("feedback: a hint on every test (make hint-N)", hinted(), True),
             ("feedback: lab 1, kref.c alone solved: points, tsan and race verdicts",
              half_lab1(build), False),
             ("feedback: lab 5, half of fdtable.c solved: more than 0", half_lab5(build), False),

@@ -48,6 +48,10 @@ Test(cache, lookup_takes_a_reference)
 	cr_assert_eq(warn_count(), 0, "a lookup and a put of a live object must not WARN");
 }
 
+/* Hint: cache_lookup() of a key that is not in the cache returns NULL and
+ * takes no reference: check what your lookup does when __cache_find() finds
+ * nothing.
+ */
 Test(cache, lookup_of_absent_key_is_null)
 {
 	cr_assert_eq(cache_insert(1), 0, "cache_insert(1) into an empty cache must succeed");
@@ -56,6 +60,10 @@ Test(cache, lookup_of_absent_key_is_null)
 		       "cache_lookup_unlocked of a key never inserted must return NULL");
 }
 
+/* Hint: cache_insert() is given and refuses a key already present before it
+ * allocates: this passes on the untouched skeleton. If it fails, tell your
+ * instructor.
+ */
 Test(cache, duplicate_insert_is_refused_without_leak)
 {
 	cr_assert_eq(cache_insert(3), 0, "cache_insert(3) into an empty cache must succeed");

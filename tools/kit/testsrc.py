@@ -18,8 +18,9 @@ Nothing here decides a verdict: the declaration order only sorts the
 failures (kit.grading.ordered_key), the hints are text.
 
 unasserted() lists each cr_assert*() of a test file that gives no message
-of its own (Criterion then prints "The expression ... is false."): make
-check requires a message on every one.
+of its own (Criterion then prints "The expression ... is false."), and
+unhinted() each test declared without a hint: make check requires a
+message on every one, and a hint on every test.
 """
 import os
 import re
@@ -112,6 +113,11 @@ def hints(lab):
     found = {name: hint for name, _, hint in _read(lab) if hint}
     found.update(getattr(lab, "hints", {}) or {})
     return found
+
+
+def unhinted(path):
+    """["file:line: item"] of each test declared in @path with no hint."""
+    return ["%s:%d: %s" % (path, line, name) for name, line, hint in scan(path) if not hint]
 
 
 # cr_assert(cond, "message", ...) / cr_assert_eq(a, b, "message", ...):
