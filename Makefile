@@ -30,6 +30,10 @@
 #   make bench-race           reproducer figures (a benchmark, not a test)
 #   make bench-lab4 [IMPL=]   lab 4's hashed-lock refcount_t against lab 2's
 #                             cmpxchg one: ratios (IMPL: default solutions)
+#   make bench-lab6 [IMPL=] [THREADS=1,2,4] [BENCH=smoke]
+#                             lab 6's rcuref get against lab 2's cmpxchg
+#                             loop and atomic_inc: ratios, retries, CSV,
+#                             plot (IMPL: default solutions; docs/bench.md)
 #   make bench [IMPL=] [BENCH=quick|smoke] [THREADS=1,2,4]
 #                [BENCH_VARIANTS=spinlock,lockfree,...]
 #                             lab 5's lock-free fget against the locked one
@@ -62,13 +66,14 @@ PYTHON  ?= python3
 include mk/labs.mk
 include mk/build.mk
 include mk/bench-lab4.mk
+include mk/bench-lab6.mk
 include mk/bench.mk
 include mk/litmus.mk
 
 DEPS_CHECK := $(call DEPS_OK,check)
 
 RR_KINDS := record replay chaos
-.PHONY: help deps demo check clean litmus bench-race bench-lab4 bench rr-probe replay debug flaky \
+.PHONY: help deps demo check clean litmus bench-race bench-lab4 bench-lab6 bench rr-probe replay debug flaky \
 	hw-bundle hw-run \
 	grade grade-all dist-student gradescope-zip classroom-workflow \
 	$(addprefix lab-,$(LABS)) $(addprefix grade-,$(LABS)) $(addprefix race-,$(LABS)) \
@@ -149,6 +154,10 @@ bench-race: | $(DEPS_BUILD)
 
 bench-lab4: $(BENCH4_BIN)
 	@$(BENCH4_BIN)
+
+bench-lab6: $(BENCH6_OK)
+	@$(PYTHON) tools/bench_lab6.py --bin $(BENCH6_BIN) --out $(BUILD)/bench/lab6 \
+		$(if $(THREADS),--threads $(THREADS)) $(if $(filter smoke,$(BENCH)),--smoke)
 
 bench: $(BENCH_OK)
 	@$(PYTHON) tools/bench.py --bin $(BENCH_BIN) --impl $(BENCH_IMPL) \

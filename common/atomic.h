@@ -72,6 +72,15 @@ static inline void kit_atomic_set(atomic_t *v, int i, const char *fn __maybe_unu
 	race_seen(i);
 }
 
+/*
+ * The result of adding @i to @old, as the counter's two's complement
+ * arithmetic wraps: no signed overflow in C.
+ */
+static inline int kit_atomic_sum(int old, int i)
+{
+	return (int)((unsigned int)old + (unsigned int)i);
+}
+
 #ifdef CONFIG_NO_CMPXCHG
 /* atomic_hash.c: the arch's emulation, under its own hashed spinlocks. */
 int atomic_hash_fetch_add(int *counter, int delta, const char *fn,
@@ -180,12 +189,15 @@ static inline int kit_atomic_inc_not_zero(atomic_t *v, const char *fn)
  * atomic_inc_return / atomic_dec_return / atomic_add_return - update, and
  * return the new value
  *
- * Guarantees: atomic and fully ordered (a full barrier on each side).
+ * Guarantees: atomic and fully ordered (a full barrier on each side); the
+ * counter wraps (two's complement), as the kernel's does.
  */
-#define atomic_inc_return(v)	 (kit_atomic_fetch_add((v), 1, __func__, "inc_return", __ATOMIC_SEQ_CST) + 1)
-#define atomic_dec_return(v)	 (kit_atomic_fetch_add((v), -1, __func__, "dec_return", __ATOMIC_SEQ_CST) - 1)
-#define atomic_add_return(i, v) ({ int __i = (i); \
-	kit_atomic_fetch_add((v), __i, __func__, "add_return", __ATOMIC_SEQ_CST) + __i; })
+#define atomic_inc_return(v)	 kit_atomic_sum(kit_atomic_fetch_add((v), 1, __func__, \
+	"inc_return", __ATOMIC_SEQ_CST), 1)
+#define atomic_dec_return(v)	 kit_atomic_sum(kit_atomic_fetch_add((v), -1, __func__, \
+	"dec_return", __ATOMIC_SEQ_CST), -1)
+#define atomic_add_return(i, v) ({ int __i = (i); kit_atomic_sum( \
+	kit_atomic_fetch_add((v), __i, __func__, "add_return", __ATOMIC_SEQ_CST), __i); })
 
 /**
  * atomic_dec_and_test - decrement; true iff the counter became 0
@@ -195,15 +207,6 @@ static inline int kit_atomic_inc_not_zero(atomic_t *v, const char *fn)
  */
 #define atomic_dec_and_test(v) \
 	(kit_atomic_fetch_add((v), -1, __func__, "dec_and_test", __ATOMIC_SEQ_CST) == 1)
-
-/*
- * The result of adding @i to @old, as the counter's two's complement
- * arithmetic wraps: no signed overflow in C.
- */
-static inline int kit_atomic_sum(int old, int i)
-{
-	return (int)((unsigned int)old + (unsigned int)i);
-}
 
 /**
  * atomic_add_negative / _relaxed / _release - add @i; true iff the result
@@ -226,14 +229,17 @@ static inline int kit_atomic_sum(int old, int i)
 			     __ATOMIC_RELEASE), __i) < 0; })
 
 /**
- * atomic_sub_return_release - subtract @i, return the new value
+ * atomic_sub_return_release / _relaxed - subtract @i, return the new value
  *
- * Guarantees: atomic; every earlier access of the thread is ordered before
- * the update, nothing after it.
+ * Guarantees: atomic; _release orders every earlier access of the thread
+ * before the update and nothing after it, _relaxed orders nothing.
  */
 #define atomic_sub_return_release(i, v) ({ int __i = (i); kit_atomic_sum( \
 	kit_atomic_fetch_add((v), -__i, __func__, "sub_return_release", \
 			     __ATOMIC_RELEASE), -__i); })
+#define atomic_sub_return_relaxed(i, v) ({ int __i = (i); kit_atomic_sum( \
+	kit_atomic_fetch_add((v), -__i, __func__, "sub_return_relaxed", \
+			     __ATOMIC_RELAXED), -__i); })
 
 #ifdef CONFIG_NO_CMPXCHG
 /* No compare-and-exchange on this CPU: each use is a compile error. */

@@ -18,7 +18,7 @@
  * through RCU.  Unlike lab 3's table there is no SLAB_TYPESAFE_BY_RCU
  * variant: a get that fails writes DEAD back into the count, and in
  * memory reused at once that count may already be a new object's
- * (README.md, "What became of struct file").
+ * (README.md, "From 2004 to 2023": file_ref_t).
  */
 #ifndef LAB6_OBJTABLE_H
 #define LAB6_OBJTABLE_H
