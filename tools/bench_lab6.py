@@ -11,7 +11,8 @@ a panel per workload, a line per variant, bars from min to max; and the
 retries per get of the cmpxchg loop), with OUT/lab6.gp and OUT/lab6.dat to
 redraw by hand.
 
-    bench_lab6.py --bin BIN [--out DIR] [--threads 1,2,4] [--smoke] [--replot]
+    bench_lab6.py --bin BIN [--out DIR] [--threads 1,2,4] [--smoke]
+                  [--replot [--cpus N]]
 
 Standard library only.
 """
@@ -23,7 +24,7 @@ import subprocess
 import sys
 
 COLOURS = {"cmpxchg": "#d55e00", "counted": "#e69f00", "rcuref": "#0072b2",
-           "inc": "#009e73"}
+           "rcusafe": "#56b4e9", "inc": "#009e73"}
 
 GNUPLOT = """set key top left
 set grid ytics
@@ -55,9 +56,10 @@ def points(out):
         return list(csv.DictReader(f))
 
 
-def write_plot(out, pts):
-    """lab6.dat and lab6.gp; with gnuplot, lab6.png and lab6.svg.  Returns
-    the line to print."""
+def write_plot(out, pts, cpus):
+    """lab6.dat and lab6.gp; with gnuplot, lab6.png and lab6.svg (@cpus: of
+    the machine the runs were made on, for the title).  Returns the line to
+    print."""
     threads = sorted({int(p["threads"]) for p in pts})
     workloads = list(dict.fromkeys(p["workload"] for p in pts))
     variants = list(dict.fromkeys(p["variant"] for p in pts))
@@ -75,8 +77,7 @@ def write_plot(out, pts):
     script = GNUPLOT % {"xtics": ", ".join(str(t) for t in threads),
                         "xmin": threads[0] / 1.3, "xmax": threads[-1] * 1.3}
     script += ('set multiplot layout 1,%d title "make bench-lab6: get + put pairs, '
-               '%d CPUs, median and min-max" font ",12"\n' % (len(workloads) + 1,
-                                                              os.cpu_count() or 1))
+               '%d CPUs, median and min-max" font ",12"\n' % (len(workloads) + 1, cpus))
     for w in workloads:
         script += 'set ylabel "million pairs per second"\nset yrange [0:*]\n'
         script += 'set title "%s: %s"\n' % (w, "one count, every thread" if w == "one"
@@ -115,12 +116,15 @@ def main():
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--replot", action="store_true",
                     help="no run: the plot again from OUT/lab6.csv")
+    ap.add_argument("--cpus", type=int, default=os.cpu_count() or 1,
+                    help="the CPUs of the machine the runs were made on (the "
+                         "plot's title; with --replot, runs made elsewhere)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     if not args.replot:
         run(args)
     print("\nCSV: %s/lab6.csv (points), %s/lab6-runs.csv (runs)" % (args.out, args.out))
-    print(write_plot(args.out, points(args.out)))
+    print(write_plot(args.out, points(args.out), args.cpus))
     return 0
 
 

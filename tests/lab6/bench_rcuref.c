@@ -15,6 +15,12 @@
  *             one atomic_add_negative_relaxed, one atomic_sub_return_release,
  *             and the put's preempt_disable/enable (here: a liburcu read-
  *             side section, common/preempt.h)
+ *   rcusafe   the same without preempt_disable: rcuref_get, then the
+ *             subtraction and lab 6's rcuref_put_slowpath, written here --
+ *             the kernel's rcuref_put_rcusafe(), for callers already inside
+ *             a read-side section.  The count's own price, without the
+ *             kit's user-space stand-in for preemption (no count here ever
+ *             reaches its last reference: nothing to hold a grace period for)
  *   inc       atomic_inc + atomic_dec: one atomic each, nothing checked --
  *             the limit of any count
  * Workloads:
@@ -60,11 +66,11 @@ struct slot {
 
 static struct slot slots[MAX_THREADS];
 
-enum { CMPXCHG, COUNTED, RCUREF, INC, NR_VARIANTS };
+enum { CMPXCHG, COUNTED, RCUREF, RCUSAFE, INC, NR_VARIANTS };
 enum { ONE, OWN, NR_WORKLOADS };
 
 static const char *const variant_name[NR_VARIANTS] = {
-	"cmpxchg", "counted", "rcuref", "inc",
+	"cmpxchg", "counted", "rcuref", "rcusafe", "inc",
 };
 static const char *const workload_name[NR_WORKLOADS] = { "one", "own" };
 
@@ -82,6 +88,14 @@ static int counted_get_rcu(refcount_t *rc, long *fails)
 		(*fails)++;
 	}
 	return 0;
+}
+
+/* rcuref_put's body without its preempt_disable (rcuref_put_rcusafe). */
+static bool put_rcusafe(rcuref_t *ref)
+{
+	int cnt = atomic_sub_return_release(1, &ref->refcnt);
+
+	return cnt < 0 && rcuref_put_slowpath(ref, (unsigned int)cnt);
 }
 
 /* @n get + put pairs of variant @v on @s; returns the failed exchanges
@@ -103,6 +117,10 @@ static long pairs(int v, struct slot *s, long n)
 		for (i = 0; i < n; i++)
 			bad += !rcuref_get(&s->r) + rcuref_put(&s->r);
 		return bad;
+	case RCUSAFE:
+		for (i = 0; i < n; i++)
+			bad += !rcuref_get(&s->r) + put_rcusafe(&s->r);
+		return bad;
 	default:
 		for (i = 0; i < n; i++) {
 			atomic_inc(&s->a);
@@ -115,7 +133,7 @@ static long pairs(int v, struct slot *s, long n)
 /* Every count starts at one reference, the owner's, and must end there. */
 static void slot_init(int v, struct slot *s)
 {
-	if (v == RCUREF)
+	if (v == RCUREF || v == RCUSAFE)
 		rcuref_init(&s->r, 1);
 	else if (v == INC)
 		atomic_set(&s->a, 1);
@@ -125,7 +143,7 @@ static void slot_init(int v, struct slot *s)
 
 static int slot_ok(int v, struct slot *s)
 {
-	if (v == RCUREF)
+	if (v == RCUREF || v == RCUSAFE)
 		return rcuref_read(&s->r) == 1;
 	if (v == INC)
 		return atomic_read(&s->a) == 1;
@@ -194,7 +212,7 @@ static struct run run(int v, int w, int threads, long n)
 				"failed, a put returned true, or a count did not end "
 				"at one reference -- fix it first (make lab-%s)\n",
 				variant_name[v], workload_name[w], threads,
-				v == RCUREF ? "6" : "2");
+				v == RCUREF || v == RCUSAFE ? "6" : "2");
 			exit(1);
 		}
 		fails += jobs[i].result;
@@ -360,7 +378,7 @@ int main(int argc, char **argv)
 	}
 	printf("\n%-8s %-7s", "counts", "threads");
 	for (v = 0; v < NR_VARIANTS; v++)
-		printf(" %19s", variant_name[v]);
+		printf(" %18s", variant_name[v]);
 	printf("  rcuref/cmpxchg  retries/get\n");
 	for (w = 0; w < NR_WORKLOADS; w++) {
 		for (i = 0; i < nr_threads; i++) {
@@ -380,7 +398,7 @@ int main(int argc, char **argv)
 							runs[w][i][v][r].retries);
 				}
 				med[v] = median(x, rounds);
-				printf(" %7.2f (%4.1f-%4.1f)", med[v], x[0], x[rounds - 1]);
+				printf(" %6.1f (%4.1f-%4.1f)", med[v], x[0], x[rounds - 1]);
 			}
 			for (r = 0; r < rounds; r++) {
 				ratio[r] = runs[w][i][RCUREF][r].mpairs /
