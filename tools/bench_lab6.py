@@ -6,10 +6,10 @@ A benchmark, not a test: it fails on no figure.  The measuring, the checks
 of every count and the table are the C program's (tests/lab6/
 bench_rcuref.c, built by mk/bench-lab6.mk); this script runs it, keeping
 its table and its exit status, and draws OUT/lab6.csv: with gnuplot,
-OUT/lab6.png and OUT/lab6.svg (million pairs per second against threads,
-a panel per workload, a line per variant, bars from min to max; and the
-retries per get of the cmpxchg loop), with OUT/lab6.gp and OUT/lab6.dat to
-redraw by hand.
+OUT/lab6.png and OUT/lab6.svg (million pairs per CPU second, summed over
+the threads, against threads: a panel per workload, a line per variant,
+bars from min to max; and the retries per get of the cmpxchg loop), with
+OUT/lab6.gp and OUT/lab6.dat to redraw by hand.
 
     bench_lab6.py --bin BIN [--out DIR] [--threads 1,2,4] [--smoke]
                   [--replot [--cpus N]]
@@ -79,7 +79,7 @@ def write_plot(out, pts, cpus):
     script += ('set multiplot layout 1,%d title "make bench-lab6: get + put pairs, '
                '%d CPUs, median and min-max" font ",12"\n' % (len(workloads) + 1, cpus))
     for w in workloads:
-        script += 'set ylabel "million pairs per second"\nset yrange [0:*]\n'
+        script += 'set ylabel "million pairs per CPU second, summed"\nset yrange [0:*]\n'
         script += 'set title "%s: %s"\n' % (w, "one count, every thread" if w == "one"
                                             else "a count per thread")
         script += "plot %s\n" % ", ".join(

@@ -27,9 +27,17 @@
  *   one       every thread on one count (one cache line, contended)
  *   own       a count per thread, each on a cache line of its own
  * Threads: 1, 2, 4, 8, 16, up to the CPUs online (or --threads LIST).
- * Each run lasts about RUN_NS; in each of ROUNDS rounds the variants take
- * turns, so that a noisy machine slows them alike, and each round gives
- * one ratio rcuref/cmpxchg; the table shows medians (min-max).
+ * Each run does about RUN_NS of pairs per thread; in each of ROUNDS
+ * rounds the variants take turns, and each round gives one ratio
+ * rcuref/cmpxchg; the table shows medians (min-max).
+ *
+ * Time is each thread's own CPU time (CLOCK_THREAD_CPUTIME_ID), and a run's
+ * rate the sum of its threads' (pairs / CPU seconds): what the threads do
+ * with a CPU each.  On a machine shared with other jobs, wall time would
+ * measure how often the threads got a CPU; CPU time still includes what
+ * contention costs (a cache line that moves stalls the thread that waits
+ * for it) -- but only while the threads really run at once (docs/bench.md,
+ * "Lab 6", says what 2 cores can and cannot show).
  *
  *   bench_rcuref [--threads 1,2,4] [--rounds N] [--csv DIR] [--smoke]
  *
@@ -155,25 +163,29 @@ struct job {
 	struct slot *s;
 	long n, result;
 	pthread_barrier_t *start;
+	double cpu_ns;		/* the CPU time this thread's pairs took */
 };
+
+static double clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
 
 static void *worker(void *arg)
 {
 	struct job *j = arg;
+	double t;
 
 	rcu_register_thread();		/* rcuref_put's preempt_disable */
 	pthread_barrier_wait(j->start);
+	t = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	j->result = pairs(j->v, j->s, j->n);
+	j->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t;
 	rcu_unregister_thread();
 	return NULL;
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 struct run {
@@ -189,21 +201,19 @@ static struct run run(int v, int w, int threads, long n)
 	pthread_barrier_t start;
 	struct run r = { 0, 0 };
 	long fails = 0;
-	double t;
 	int i;
 
 	pthread_barrier_init(&start, NULL, threads + 1);
 	for (i = 0; i < threads; i++) {
-		jobs[i] = (struct job){ v, &slots[w == ONE ? 0 : i], n, 0, &start };
+		jobs[i] = (struct job){ .v = v, .s = &slots[w == ONE ? 0 : i],
+					.n = n, .start = &start };
 		slot_init(v, jobs[i].s);
 	}
 	for (i = 0; i < threads; i++)
 		pthread_create(&tid[i], NULL, worker, &jobs[i]);
 	pthread_barrier_wait(&start);
-	t = now_ns();
 	for (i = 0; i < threads; i++)
 		pthread_join(tid[i], NULL);
-	t = now_ns() - t;
 	pthread_barrier_destroy(&start);
 	for (i = 0; i < threads; i++) {
 		if (jobs[i].result < 0 || (v != COUNTED && jobs[i].result) ||
@@ -216,8 +226,8 @@ static struct run run(int v, int w, int threads, long n)
 			exit(1);
 		}
 		fails += jobs[i].result;
+		r.mpairs += (double)n / jobs[i].cpu_ns * 1e3;
 	}
-	r.mpairs = (double)n * threads / t * 1e3;
 	r.retries = (double)fails / ((double)n * threads);
 	return r;
 }
@@ -229,10 +239,7 @@ static long calibrate(int v)
 	double ns;
 
 	for (;;) {
-		double t = now_ns();
-
-		run(v, ONE, 1, n);
-		ns = now_ns() - t;
+		ns = n / run(v, ONE, 1, n).mpairs * 1e3;	/* CPU ns */
 		if (ns > RUN_NS / 8 || n > 100000000)
 			break;
 		n *= 4;
@@ -288,13 +295,13 @@ static int default_threads(int *out)
 static double preempt_pair_ns(void)
 {
 	long i, n = 2000000;
-	double t = now_ns();
+	double t = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
 	for (i = 0; i < n; i++) {
 		preempt_disable();
 		preempt_enable();
 	}
-	return (now_ns() - t) / n;
+	return (clock_ns(CLOCK_THREAD_CPUTIME_ID) - t) / n;
 }
 
 static int smoke(const int *threads, int nr_threads)
@@ -347,8 +354,8 @@ int main(int argc, char **argv)
 	if (do_smoke)
 		return smoke(threads, nr_threads);
 
-	printf("bench-lab6: get + put pairs, million pairs per second (all "
-	       "threads together), median of %d rounds (min-max); %ld CPUs online\n",
+	printf("bench-lab6: get + put pairs, million pairs per CPU second, summed "
+	       "over the threads, median of %d rounds (min-max); %ld CPUs online\n",
 	       rounds, sysconf(_SC_NPROCESSORS_ONLN));
 	for (v = 0; v < NR_VARIANTS; v++)
 		n[v] = calibrate(v);
@@ -428,7 +435,7 @@ int main(int argc, char **argv)
 	       "median of those; retries/get: the failed exchanges of the counted "
 	       "copy of lab 2's loop per get\n");
 	printf("one preempt_disable + preempt_enable pair (in rcuref_put): %.1f ns "
-	       "here (a liburcu read-side section; in the kernel a per-CPU "
+	       "of CPU here (a liburcu read-side section; in the kernel a per-CPU "
 	       "increment)\n", preempt_pair_ns());
 	if (all)
 		fclose(all);
