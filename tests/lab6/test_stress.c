@@ -17,6 +17,7 @@
 #include "rcupdate.h"
 #include "rcuref.h"
 #include "rwonce.h"
+#include "shared_rounds.h"
 #include "slab.h"
 
 #define NR_THREADS	2
@@ -72,107 +73,18 @@ Test(stress, get_put_pairs_exact)
 
 /* --- the last put against readers, round after round -------------------------- */
 
-struct robj {
-	rcuref_t ref;
-	int payload;
-	struct rcu_head rcu;
-};
-
-static struct kmem_cache *robj_cachep;
-static struct robj *published;
-static pthread_barrier_t round_start;
-static long releases, dead_at_free_wrong;
-
-static void robj_free_rcu(struct rcu_head *head)
-{
-	struct robj *o = container_of(head, struct robj, rcu);
-
-	if ((unsigned int)atomic_read(&o->ref.refcnt) != RCUREF_DEAD)
-		__atomic_add_fetch(&dead_at_free_wrong, 1, __ATOMIC_RELAXED);
-	kmem_cache_free(robj_cachep, o);
-}
-
-static void robj_put(struct robj *o)
-{
-	if (!rcuref_put(&o->ref))
-		return;
-	__atomic_add_fetch(&releases, 1, __ATOMIC_RELAXED);
-	call_rcu(&o->rcu, robj_free_rcu);
-}
-
-/* Thread 0 owns each round's object and drops it; the others read it. */
-static void *last_put_rounds(void *arg)
-{
-	long me = (long)arg;
-
-	rcu_register_thread();
-	for (int r = 0; r < ROUNDS; r++) {
-		pthread_barrier_wait(&round_start);
-		if (me == 0) {
-			struct robj *o = rcu_dereference_protected(published, 1);
-
-			rcu_assign_pointer(published, NULL);
-			robj_put(o);
-		} else {
-			for (int i = 0; i < 4; i++) {
-				struct robj *o;
-				bool got = false;
-
-				rcu_read_lock();
-				o = rcu_dereference(published);
-				if (o)
-					got = rcuref_get(&o->ref);
-				rcu_read_unlock();
-				if (!got)
-					break;
-				(void)READ_ONCE(o->payload);
-				robj_put(o);
-			}
-		}
-		pthread_barrier_wait(&round_start);
-		if (me == 0) {	/* the next round's object */
-			struct robj *o = kmem_cache_alloc(robj_cachep, GFP_KERNEL);
-
-			rcuref_init(&o->ref, 1);
-			o->payload = r;
-			rcu_assign_pointer(published, o);
-		}
-	}
-	rcu_unregister_thread();
-	return NULL;
-}
-
 Test(stress, last_put_against_readers)
 {
-	pthread_t tid[NR_THREADS + 1];
-	struct robj *o;
-	long i;
+	struct rounds_result r;
 
 	rcu_register_thread();
 	warn_reset();
-	robj_cachep = kmem_cache_create("robj", sizeof(struct robj), 0, 0, NULL);
-	o = kmem_cache_alloc(robj_cachep, GFP_KERNEL);
-	rcuref_init(&o->ref, 1);
-	RCU_INIT_POINTER(published, o);
-	releases = dead_at_free_wrong = 0;
-	pthread_barrier_init(&round_start, NULL, NR_THREADS + 1);
-	for (i = 0; i <= NR_THREADS; i++)
-		cr_assert_eq(pthread_create(&tid[i], NULL, last_put_rounds,
-					    (void *)i), 0);
-	for (i = 0; i <= NR_THREADS; i++)
-		pthread_join(tid[i], NULL);
-	pthread_barrier_destroy(&round_start);
-	o = rcu_dereference_protected(published, 1);	/* the last round's */
-	cr_assert(rcuref_put(&o->ref));
-	releases++;
-	call_rcu(&o->rcu, robj_free_rcu);
-	rcu_barrier();
-	cr_assert_eq(releases, ROUNDS + 1, "%ld puts returned true for %d "
-		     "objects: exactly one per object", releases, ROUNDS + 1);
-	cr_assert_eq(dead_at_free_wrong, 0, "%ld objects were freed with a count "
-		     "that was not DEAD", dead_at_free_wrong);
+	r = run_rounds(NR_THREADS, ROUNDS);
+	cr_assert_eq(r.releases, r.objects, "%ld puts returned true for %ld "
+		     "objects: exactly one per object", r.releases, r.objects);
+	cr_assert_eq(r.not_dead, 0, "%ld objects were freed with a count "
+		     "that was not DEAD", r.not_dead);
 	cr_assert_eq(warn_count(), 0);
-	kmem_cache_destroy(robj_cachep);
 	rcu_unregister_thread();
 }
 

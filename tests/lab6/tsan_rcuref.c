@@ -33,6 +33,7 @@
 #include "rcupdate.h"
 #include "rcuref.h"
 #include "rwonce.h"
+#include "shared_rounds.h"
 #include "slab.h"
 #include "tsan_case.h"
 
@@ -101,99 +102,17 @@ static int case_get_put(const struct tsan_case *c __maybe_unused)
 
 /* --- last_put ------------------------------------------------------------------ */
 
-struct robj {
-	rcuref_t ref;
-	int payload;
-	struct rcu_head rcu;
-};
-
-static struct kmem_cache *robj_cachep;
-static struct robj *published;
-static pthread_barrier_t round_start;
-static long releases, not_dead;
-
-static void robj_free_rcu(struct rcu_head *head)
-{
-	struct robj *o = container_of(head, struct robj, rcu);
-
-	if ((unsigned int)atomic_read(&o->ref.refcnt) != RCUREF_DEAD)
-		__atomic_add_fetch(&not_dead, 1, __ATOMIC_RELAXED);
-	kmem_cache_free(robj_cachep, o);
-}
-
-static void robj_put(struct robj *o)
-{
-	if (!rcuref_put(&o->ref))
-		return;
-	__atomic_add_fetch(&releases, 1, __ATOMIC_RELAXED);
-	call_rcu(&o->rcu, robj_free_rcu);
-}
-
-static void publish_new(int payload)
-{
-	struct robj *o = kmem_cache_alloc(robj_cachep, GFP_KERNEL);
-
-	rcuref_init(&o->ref, 1);
-	o->payload = payload;
-	rcu_assign_pointer(published, o);
-}
-
-static void *rounds(void *arg)
-{
-	long me = (long)arg;
-
-	rcu_register_thread();
-	for (int r = 0; r < ROUNDS; r++) {
-		pthread_barrier_wait(&round_start);
-		if (me == 0) {
-			struct robj *o = rcu_dereference_protected(published, 1);
-
-			rcu_assign_pointer(published, NULL);
-			robj_put(o);
-		} else {
-			struct robj *o;
-			bool got = false;
-
-			rcu_read_lock();
-			o = rcu_dereference(published);
-			if (o)
-				got = rcuref_get(&o->ref);
-			rcu_read_unlock();
-			if (got) {
-				(void)READ_ONCE(o->payload);
-				robj_put(o);
-			}
-		}
-		pthread_barrier_wait(&round_start);
-		if (me == 0)
-			publish_new(r);
-	}
-	rcu_unregister_thread();
-	return NULL;
-}
-
 static int case_last_put(const struct tsan_case *c __maybe_unused)
 {
-	pthread_t tid[NR_THREADS + 1];
-	long i;
+	struct rounds_result r;
 
 	if (count_sane())
 		return 1;
-	robj_cachep = kmem_cache_create("robj", sizeof(struct robj), 0, 0, NULL);
-	publish_new(-1);
-	pthread_barrier_init(&round_start, NULL, NR_THREADS + 1);
-	for (i = 0; i <= NR_THREADS; i++)
-		pthread_create(&tid[i], NULL, rounds, (void *)i);
-	for (i = 0; i <= NR_THREADS; i++)
-		pthread_join(tid[i], NULL);
-	pthread_barrier_destroy(&round_start);
-	robj_put(rcu_dereference_protected(published, 1));
-	rcu_barrier();
-	kmem_cache_destroy(robj_cachep);
-	if (releases != ROUNDS + 1 || not_dead || warn_count()) {
-		fprintf(stderr, "tsan_rcuref: last_put: %ld releases for %d "
-			"objects, %ld freed not DEAD, %lu warnings\n", releases,
-			ROUNDS + 1, not_dead, warn_count());
+	r = run_rounds(NR_THREADS, ROUNDS);
+	if (r.releases != r.objects || r.not_dead || warn_count()) {
+		fprintf(stderr, "tsan_rcuref: last_put: %ld releases for %ld "
+			"objects, %ld freed not DEAD, %lu warnings\n", r.releases,
+			r.objects, r.not_dead, warn_count());
 		return 1;
 	}
 	return 0;
