@@ -1,45 +1,50 @@
-# rcu-refcount lab kit -- the table of targets.
+# rcu-refcount lab kit -- the table of targets.  'make help' prints this.
 #
-#   make deps                 install what the kit needs (Debian, as root)
-#   make demo                 the lab-1 race, reproduced, and its fix
-#   make lab-N   [IMPL=...]   grade lab N: unit tests (plain, ASan), TSan run,
-#                             race scenarios; IMPL=labs (yours, default) or
-#                             IMPL=solutions, or any tree with labN-* folders
-#   make grade   [IMPL=] [EXTRA_TESTS=dir]   every lab, points, reports in
-#                             $(BUILD)/grade/; make grade-N: one lab
-#   make grade-all SUBMISSIONS=dir [JOBS=n] [GRADE_LABS="1 2"]
-#                             a folder of submissions, in parallel: CSV, summary
-#   make dist-student [DEST=dir]   the students' tree (no solutions)
-#   make gradescope-zip [EXTRA_TESTS=dir]   the Gradescope autograder
-#   make classroom-workflow   a GitHub Classroom workflow, printed
-#   make race-N  [IMPL=] [STRATEGY=dfs|pct|random|script] [SEED=] [SCHED=]
+# Students (work in labs/labN-*/, start with its README.md):
+#   make lab-N                grade your lab N: each part's tests, with points;
+#                             the failures, each with its hint and the command
+#                             that runs it alone; exit 0 only at full marks
+#   make test-N TEST=name [VARIANT=asan]
+#                             one test, TSan case, scenario or exercise of lab N
+#                             alone, as 'make lab-N' names it
+#   make hint-N [TEST=name]   the hints of the tests that failed in the last grade
+#   make watch-N              grade lab N's quick parts each time you save a file
+#   make race-N  [STRATEGY=dfs|pct|random|script] [SEED=] [SCHED=]
 #                [MEMORY=sc|weak] [REDUCTION=on|off]
-#                             run lab N's race scenarios under the reproducer
+#                             lab N's race scenarios under the reproducer
 #   make replay SCHED=file [LAB=N]
 #                             replay a schedule file and print its timeline
 #   make debug  SCHED=file [STEP=k]
 #                             the replay under gdb, stopped at its verdict (or
 #                             step k): goto-step, step-back, who-freed
-#   make litmus FILE=x.litmus | DIR=d
-#                             run a kernel-style C litmus test (or every
-#                             *.litmus under d) under the reproducer's weak
-#                             memory model: herd7's shape of answer
-#   make check                the kit's own suite (what CI runs)
+#   make demo                 the lab-1 race, reproduced, and its fix
+#   make deps                 install what the kit needs (Debian, as root)
+#   Any of them takes IMPL=dir (a tree with labN-* folders; default labs,
+#   IMPL=solutions for the reference) and V=1 (every command, every line).
+#
+# Instructors (docs/instructor.md):
+#   make grade   [IMPL=] [EXTRA_TESTS=dir] [PARTS=p,p]   every lab, points,
+#                             reports in $(BUILD)/grade/; make grade-N: one lab
+#   make grade-all SUBMISSIONS=dir [JOBS=n] [GRADE_LABS="1 2"]
+#                             a folder of submissions, in parallel: CSV, summary
+#   make dist-student [DEST=dir]   the students' tree (no solutions), its
+#                             files to edit from the committed skeletons
+#   make gradescope-zip [EXTRA_TESTS=dir]   the Gradescope autograder
+#   make classroom-workflow   a GitHub Classroom workflow, printed
 #   make flaky LAB=N [RUNS=200] [JOBS=1] [IMPL=solutions]
 #                             grade a tree RUNS times, count the failures
-#   make bench-race           reproducer figures (a benchmark, not a test)
-#   make bench-lab4 [IMPL=]   lab 4's hashed-lock refcount_t against lab 2's
-#                             cmpxchg one: ratios (IMPL: default solutions)
-#   make bench-lab6 [IMPL=] [THREADS=1,2,4] [BENCH=smoke]
-#                             lab 6's rcuref get against lab 2's cmpxchg
-#                             loop and atomic_inc: ratios, retries, CSV,
-#                             plot (IMPL: default solutions; docs/bench.md)
 #   make bench [IMPL=] [BENCH=quick|smoke] [THREADS=1,2,4]
 #                [BENCH_VARIANTS=spinlock,lockfree,...]
 #                             lab 5's lock-free fget against the locked one
 #                             and the others, side by side: table, ratios,
 #                             build/bench/*.csv, plots (IMPL: default
 #                             solutions; docs/bench.md)
+#   make bench-lab4 [IMPL=]   lab 4's hashed-lock refcount_t against lab 2's
+#                             cmpxchg one: ratios (IMPL: default solutions)
+#   make bench-lab6 [IMPL=] [THREADS=1,2,4] [BENCH=smoke]
+#                             lab 6's rcuref get against lab 2's cmpxchg
+#                             loop and atomic_inc: ratios, retries, CSV,
+#                             plot (IMPL: default solutions; docs/bench.md)
 #   make rr-probe             can rr record on this machine? (rr is optional)
 #   make rr-record-N [SCHED=] record lab N's failing schedule under rr
 #   make rr-replay-N          rr replay of it, walked back to the write that
@@ -49,10 +54,19 @@
 #                             machine that lacks them (build/hw/bundle)
 #   make hw-run               on that machine: the probe, make bench at 1-16
 #                             threads, each lab's race under rr (tools/hw/)
+#
+# Developing the kit (docs/design.md):
+#   make check [JOBS=n]       the kit's own suite (what CI runs), n rows at a
+#                             time (default: as many as cores)
+#   make litmus FILE=x.litmus | DIR=d
+#                             run a kernel-style C litmus test (or every
+#                             *.litmus under d) under the reproducer's weak
+#                             memory model: herd7's shape of answer
+#   make bench-race           reproducer figures (a benchmark, not a test)
 #   make print-labs           the labs' manifests, as JSON (print-lab N=1: one)
 #   make clean
 #
-# Variables: CC (clang by default; gcc builds too), IMPL, BUILD.
+# Variables: CC (clang by default; gcc builds too), IMPL, BUILD, V=1.
 # A lab is a folder labs/labN-*/ with a manifest, lab.mk (docs/design.md).
 
 IMPL    ?= labs
@@ -72,12 +86,20 @@ include mk/litmus.mk
 
 DEPS_CHECK := $(call DEPS_OK,check)
 
+# Quiet by default, as Kbuild: a build step prints one short line ("  CC
+# file.o") and a tool only what a student needs; V=1 shows every command
+# and the tools' own lines.  mk/*.mk start each command with $(call quiet,WHAT).
+export V
+quiet = $(if $(filter 1,$(V)),,@printf '  %-7s %s\n' '$(1)' '$@';)
+
 RR_KINDS := record replay chaos
+STUDENT  := test hint watch
 .PHONY: help deps demo check clean litmus bench-race bench-lab4 bench-lab6 bench rr-probe replay debug flaky \
 	hw-bundle hw-run \
 	grade grade-all dist-student gradescope-zip classroom-workflow \
 	$(addprefix lab-,$(LABS)) $(addprefix grade-,$(LABS)) $(addprefix race-,$(LABS)) \
-	$(foreach k,$(RR_KINDS),$(addprefix rr-$(k)-,$(LABS)))
+	$(foreach k,$(RR_KINDS),$(addprefix rr-$(k)-,$(LABS))) \
+	$(foreach k,$(STUDENT),$(addprefix $(k)-,$(LABS)))
 
 help:
 	@sed -n '3,/^# A lab is a folder/p' Makefile | sed 's/^# \{0,1\}//'
@@ -88,12 +110,22 @@ deps:
 
 # Grading builds each part itself, after the pre-build check (tools/grade.py).
 GRADE_ARGS = --build --impl $(IMPL) --build-root $(BUILD) --report-dir $(BUILD)/grade \
-	$(if $(EXTRA_TESTS),--extra-tests $(EXTRA_TESTS))
+	$(if $(EXTRA_TESTS),--extra-tests $(EXTRA_TESTS)) $(if $(PARTS),--parts $(PARTS))
 $(foreach n,$(LABS),$(eval lab-$(n) grade-$(n): $(if $(call lab_problem,$(n)),impl-ok-$(n)) \
 	| $(DEPS_BUILD) ; @$(PYTHON) tools/grade.py --lab $(n) $(GRADE_ARGS)))
 
 grade: | $(DEPS_BUILD)
 	@$(PYTHON) tools/grade.py $(GRADE_ARGS)
+
+# The student's loop (tools/student.py): one test alone, the hints of the
+# last grade, a grade on each save.
+STUDENT_ARGS = --impl $(call shq,$(IMPL)) --build-root $(call shq,$(BUILD))
+$(foreach n,$(LABS),$(eval test-$(n): | $(DEPS_BUILD) ; @$(PYTHON) tools/student.py test \
+	--lab $(n) --test $$(call shq,$$(TEST)) --variant $$(call shq,$$(VARIANT)) $$(STUDENT_ARGS)))
+$(foreach n,$(LABS),$(eval hint-$(n): ; @$(PYTHON) tools/student.py hint \
+	--lab $(n) --test $$(call shq,$$(TEST)) $$(STUDENT_ARGS)))
+$(foreach n,$(LABS),$(eval watch-$(n): | $(DEPS_BUILD) ; @$(PYTHON) tools/student.py watch \
+	--lab $(n) $$(STUDENT_ARGS)))
 
 JOBS ?= 2
 grade-all: | $(DEPS_BUILD)

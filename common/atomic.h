@@ -16,7 +16,8 @@
  *
  * Every operation that sees the old value also checks it against the slab
  * poison (poison.h): an atomic on freed memory is reported with who freed
- * it.
+ * it.  Every update that finds 0 and leaves more asks whether the counter
+ * is a watched reference count (refcount_watch.h: "0 is final").
  *
  * CONFIG_NO_CMPXCHG (lab 4) builds code as for a CPU without
  * compare-and-exchange, the CPUs the 2004 patch's spinlock-hash fallback
@@ -39,6 +40,7 @@
 #include "compiler.h"
 #include "race_hooks.h"
 #include "poison.h"
+#include "refcount_watch.h"
 
 typedef struct {
 	int counter;
@@ -52,6 +54,8 @@ typedef struct {
 	race_access(fn, what, &(v)->counter, RACE_RMW | (how));	\
 	__old = race_seen(op(&(v)->counter, (delta), (order)));		\
 	poison_check(&(v)->counter, __old, fn, what);			\
+	if (unlikely(!__old && (delta) > 0))				\
+		refcount_from_zero(&(v)->counter, (delta), fn, what);	\
 	__old;								\
 })
 
@@ -67,9 +71,18 @@ static inline int kit_atomic_read(const atomic_t *v, const char *fn __maybe_unus
 
 static inline void kit_atomic_set(atomic_t *v, int i, const char *fn __maybe_unused)
 {
+	int was;
+
 	race_access(fn, "set", &v->counter, RACE_STORE);
-	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+	/* One exchange: the value it replaces, without a load that gcc
+	 * takes for a read of the uninitialized count of an object on a
+	 * stack (an init is a set on fresh memory). */
+	was = __atomic_exchange_n(&v->counter, i, __ATOMIC_RELAXED);
+	if (i <= 0)
+		was = 1;
 	race_seen(i);
+	if (unlikely(!was))
+		refcount_from_zero(&v->counter, i, fn, "set");
 }
 
 /*
@@ -136,6 +149,8 @@ static inline int kit_atomic_cmpxchg_order(atomic_t *v, int old, int new,
 				    __ATOMIC_SEQ_CST : __ATOMIC_RELAXED);
 	cur = race_seen(cur);
 	poison_check(&v->counter, cur, fn, what);
+	if (unlikely(!cur && !old && new > 0))
+		refcount_from_zero(&v->counter, new, fn, what);
 	return cur;
 }
 

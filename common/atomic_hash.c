@@ -65,5 +65,7 @@ int atomic_hash_fetch_add(int *counter, int delta, const char *fn,
 	race_seen(old + delta);
 	__atomic_store_n(lock, 0, __ATOMIC_RELEASE);
 	local_irq_restore(flags);
+	if (unlikely(!old && delta > 0))
+		refcount_from_zero(counter, delta, fn, what);
 	return old;
 }

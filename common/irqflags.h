@@ -14,7 +14,7 @@
 #include "compiler.h"
 
 unsigned long __local_irq_save(void);
-void __local_irq_restore(unsigned long flags);
+void __local_irq_restore(unsigned long flags, const char *fn);
 
 /**
  * local_irq_save - block all signals for this thread, saving the old mask
@@ -29,12 +29,26 @@ void __local_irq_restore(unsigned long flags);
  *
  * Restores must come in the reverse order of the saves (a BUG otherwise).
  */
-#define local_irq_restore(flags)	__local_irq_restore(flags)
+#define local_irq_restore(flags)	__local_irq_restore((flags), __func__)
 
 /**
  * irqs_disabled - true between local_irq_save and its local_irq_restore
  */
 int irqs_disabled(void);
+
+/**
+ * irq_enter - the calling thread enters interrupt context: a signal
+ * handler that plays an interrupt handler calls it first
+ *
+ * irq_exit - ... and this last.  Between them in_hardirq() is true, and
+ * lockdep (lockdep.h) notes every lock taken as taken in interrupt
+ * context.  (The reproducer knows its interrupt threads without them.)
+ */
+void irq_enter(void);
+void irq_exit(void);
+
+/** in_hardirq - true between irq_enter() and irq_exit() on this thread */
+int in_hardirq(void);
 
 #define IRQ_SAVE_DEPTH	8
 

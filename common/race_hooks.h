@@ -14,14 +14,18 @@
  *
  * The hooks come in families, one per model of the reproducer:
  *
- *   memory     race_access, race_seen, race_point_at    access.c
- *              race_fence                                access.c, weak.c
- *   locks      race_spin_lock                            lock.c
- *   RCU        race_rcu_*, race_synchronize_rcu, ...     rcu.c
- *   objects    race_obj_alloc, race_obj_free             objects.c
- *              race_obj_align                            placement.c
- *   interrupts race_irq_save, race_irq_restore           irq.c
- *   reports    race_report                               access.c
+ *   memory     race_access, race_seen, race_point_at    models/access.c
+ *              race_fence                                models/access.c, weak.c
+ *   locks      race_spin_lock                            models/lock.c
+ *   RCU        race_rcu_*, race_synchronize_rcu, ...     models/rcu.c
+ *   objects    race_obj_alloc, race_obj_free             models/slab.c
+ *              race_obj_align                            runtime/placement.c
+ *   interrupts race_irq_depth                            models/irq.c
+ *   lockdep    race_lock_acquire, race_lock_release,     models/lockdep.c
+ *              race_hardirqs_on
+ *   counts     race_refcount_watch, race_refcount_unwatch models/zero.c
+ *   reports    race_report                               models/access.c
+ *   processes  race_on_search_child                      explore/search.c
  *
  * A primitive that is built from others (a hashed-spinlock atomic, an fd
  * table) needs no hook of its own: its parts already call theirs.  A new
@@ -175,18 +179,54 @@ void race_obj_free(const void *obj, const char *fn, const char *file,
 		   int line);
 
 /**
- * race_irq_save - the calling thread has just turned "interrupts" off
- * (local_irq_save: signals blocked); saves nest
+ * race_irq_depth - where the calling scenario thread's "interrupts off"
+ * nesting is kept, or NULL outside the scenario threads
  *
- * race_irq_restore - it has just undone its innermost save
- *
- * Not scheduling points.  The reproducer delivers a scenario's interrupt
- * (.irqs of scenario.h) to a thread only at a point where that thread has
- * interrupts on; on one simulated CPU (.up) nothing else runs while the
- * thread at the CPU has them off.
+ * local_irq_save() and local_irq_restore() count in it instead of
+ * blocking signals: a scenario thread's interrupts are the reproducer's
+ * (.irqs of scenario.h), delivered only at a point where that thread has
+ * them on (a count of 0); on one simulated CPU (.up) nothing else runs
+ * while the thread at the CPU has them off.  Not a scheduling point.
  */
-void race_irq_save(void);
-void race_irq_restore(void);
+unsigned long *race_irq_depth(void);
+
+/**
+ * race_on_search_child - have @fn run in every search process the
+ * reproducer forks, first thing after the fork
+ *
+ * The search process runs the code under test; its parent keeps the
+ * result.  A caller that must restrict what the code under test can do
+ * (the grader's lockdown, common/evidence.c) registers here.  Outside the
+ * harness there is no search process: nothing to do.  Not a point.
+ */
+void race_on_search_child(void (*fn)(void));
+
+/**
+ * race_lock_acquire - the caller has just taken the spinlock at @lock
+ * race_lock_release - ... has just released it
+ * race_hardirqs_on  - ... has just turned interrupts back on (@fn)
+ *
+ * Not scheduling points.  lockdep (lockdep.h) calls them first; they
+ * return true when the reproducer's lockdep model keeps the irq-safety
+ * rule itself (in every harness build, for every thread: the plain
+ * lockdep's usage, kept in the lock, would outlive an execution), and the
+ * plain lockdep then does nothing.
+ */
+bool race_lock_acquire(const char *fn, const volatile void *lock);
+bool race_lock_release(const volatile void *lock);
+bool race_hardirqs_on(const char *fn);
+
+/**
+ * race_refcount_watch - the int at @counter is a reference count from
+ * now on, made so by @fn ("0 is final": refcount_watch.h)
+ * race_refcount_unwatch - ... no longer: the @size bytes at @addr are
+ * being freed, or a test sets a count by hand
+ *
+ * Not scheduling points.  Return true when the reproducer's model keeps
+ * the watch (every harness build); the plain table then does nothing.
+ */
+bool race_refcount_watch(const volatile int *counter, const char *fn);
+bool race_refcount_unwatch(const volatile void *addr, size_t size);
 
 /**
  * race_report - a primitive found a bug (a WARN, a BUG, a use-after-free)
@@ -235,8 +275,21 @@ static inline void race_obj_free(const void *obj __maybe_unused,
 				 const char *fn __maybe_unused,
 				 const char *file __maybe_unused,
 				 int line __maybe_unused) { }
-static inline void race_irq_save(void) { }
-static inline void race_irq_restore(void) { }
+static inline unsigned long *race_irq_depth(void) { return NULL; }
+static inline void race_on_search_child(void (*fn)(void) __maybe_unused) { }
+static inline bool race_lock_acquire(const char *fn __maybe_unused,
+				     const volatile void *lock __maybe_unused)
+{ return false; }
+static inline bool race_lock_release(const volatile void *lock __maybe_unused)
+{ return false; }
+static inline bool race_hardirqs_on(const char *fn __maybe_unused)
+{ return false; }
+static inline bool race_refcount_watch(const volatile int *counter __maybe_unused,
+				       const char *fn __maybe_unused)
+{ return false; }
+static inline bool race_refcount_unwatch(const volatile void *addr __maybe_unused,
+					 size_t size __maybe_unused)
+{ return false; }
 static inline bool race_report(const char *kind __maybe_unused,
 			       const char *message __maybe_unused)
 { return false; }

@@ -19,32 +19,26 @@
 #undef rcu_assign_pointer
 
 #include "rcupdate.h"
+#include "sanitizer.h"
 
 _Static_assert(sizeof(struct urcu_rcu_head) <= offsetof(struct rcu_head, func),
 	       "struct rcu_head must hold liburcu's callback node");
 
 /*
  * Happens-before edges that liburcu creates but TSan cannot see: a release
- * on an address in one thread, an acquire on it in another.
- */
-#ifdef CONFIG_KIT_TSAN
-#include <sanitizer/tsan_interface.h>
-#define tsan_release(addr)	__tsan_release(addr)
-#define tsan_acquire(addr)	__tsan_acquire(addr)
-/*
+ * on an address in one thread, an acquire on it in another (tsan_release()
+ * and tsan_acquire() of sanitizer.h, nothing without TSan).
+ *
  * liburcu is not built with TSan: what it does with malloc/free inside its
  * own threads (rcu_barrier's bookkeeping) is invisible and reported falsely.
- * This silences only calls made by liburcu itself, not the kit's callbacks.
+ * The suppression below silences only calls made by liburcu itself, not
+ * the kit's callbacks; only TSan's runtime asks for it.
  */
 const char *__tsan_default_suppressions(void);
 const char *__tsan_default_suppressions(void)
 {
 	return "called_from_lib:liburcu-memb.so\n";
 }
-#else
-#define tsan_release(addr)	do { } while (0)
-#define tsan_acquire(addr)	do { } while (0)
-#endif
 
 /* Readers release it as they leave; the end of a grace period acquires it. */
 static char grace_period_token __maybe_unused;

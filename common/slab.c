@@ -22,33 +22,9 @@
 #include "bug.h"
 #include "poison.h"
 #include "race_hooks.h"
+#include "refcount_watch.h"
+#include "sanitizer.h"
 #include "slab.h"
-
-#ifdef CONFIG_KIT_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
-
-#ifdef CONFIG_KIT_TSAN
-void AnnotateIgnoreSyncBegin(const char *file, int line);
-void AnnotateIgnoreSyncEnd(const char *file, int line);
-void AnnotateIgnoreReadsBegin(const char *file, int line);
-void AnnotateIgnoreReadsEnd(const char *file, int line);
-void AnnotateIgnoreWritesBegin(const char *file, int line);
-void AnnotateIgnoreWritesEnd(const char *file, int line);
-#define sync_hidden_begin() do {					\
-	AnnotateIgnoreSyncBegin(__FILE__, __LINE__);			\
-	AnnotateIgnoreReadsBegin(__FILE__, __LINE__);			\
-	AnnotateIgnoreWritesBegin(__FILE__, __LINE__);			\
-} while (0)
-#define sync_hidden_end() do {						\
-	AnnotateIgnoreWritesEnd(__FILE__, __LINE__);			\
-	AnnotateIgnoreReadsEnd(__FILE__, __LINE__);			\
-	AnnotateIgnoreSyncEnd(__FILE__, __LINE__);			\
-} while (0)
-#else
-#define sync_hidden_begin()	do { } while (0)
-#define sync_hidden_end()	do { } while (0)
-#endif
 
 #define SLAB_MAGIC	0x51ab51abUL
 #define HDR_SIZE	32
@@ -101,14 +77,14 @@ static struct kmem_cache destroyed_cache = {
 
 static void slab_lock(void)
 {
-	sync_hidden_begin();
+	tsan_ignore_begin();
 	pthread_mutex_lock(&slab_mutex);
 }
 
 static void slab_unlock(void)
 {
 	pthread_mutex_unlock(&slab_mutex);
-	sync_hidden_end();
+	tsan_ignore_end();
 }
 
 static void registry_add(struct slab_obj *o)
@@ -138,6 +114,8 @@ static struct slab_obj *registry_find(const volatile void *addr)
 
 static void release_memory(struct slab_obj *o)
 {
+	if (o->raw)
+		refcount_unwatch_range(o->mem, o->size);
 	free(o->raw);
 	o->raw = NULL;
 }
@@ -224,6 +202,7 @@ static void *slab_alloc(struct kmem_cache *s, size_t size, const char *fn)
 	init_object(s, o);
 	race_obj_alloc(o->mem, size, s->name, s->flags & SLAB_TYPESAFE_BY_RCU,
 		       fn);
+	refcount_unwatch_range(o->mem, size);	/* a new object: its counts too */
 	return o->mem;
 }
 
@@ -243,8 +222,7 @@ static struct slab_obj *object_of(const void *obj, const char *fn)
 	const struct slab_hdr *hdr = (const void *)((const char *)obj - sizeof(*hdr));
 	struct slab_obj *o;
 
-#ifdef CONFIG_KIT_ASAN
-	if (__asan_address_is_poisoned(hdr)) {
+	if (asan_address_poisoned(hdr)) {
 		slab_lock();
 		o = registry_find(obj);
 		slab_unlock();
@@ -253,7 +231,6 @@ static struct slab_obj *object_of(const void *obj, const char *fn)
 		kit_bug("bad-free", "%s frees %p, which the slab did not allocate",
 			fn, obj);
 	}
-#endif
 	if (hdr->magic != SLAB_MAGIC)
 		kit_bug("bad-free", "%s frees %p, which the slab did not allocate",
 			fn, obj);
@@ -275,8 +252,10 @@ static void slab_free(struct kmem_cache *s, const void *obj, const char *fn,
 		kit_bug("bad-free", "%s frees obj#%lu of cache %s into cache %s",
 			fn, o->id, o->cache->name, s->name);
 	s = o->cache;
-	if (!(s->flags & SLAB_TYPESAFE_BY_RCU))
+	if (!(s->flags & SLAB_TYPESAFE_BY_RCU)) {
+		refcount_unwatch_range(o->mem, o->size);  /* its counts died */
 		memset(o->mem, POISON_FREE, o->size);
+	}
 	slab_lock();
 	record_freer(o, fn, file, line);
 	s->live--;
@@ -286,9 +265,8 @@ static void slab_free(struct kmem_cache *s, const void *obj, const char *fn,
 		o->link = s->freelist;
 		s->freelist = o;
 	} else {
-#ifdef CONFIG_KIT_ASAN
-		release_memory(o);	/* ASan's quarantine reports later use */
-#endif
+		if (asan_enabled())
+			release_memory(o);	/* ASan's quarantine reports later use */
 		quarantine_push(o);
 	}
 	slab_unlock();

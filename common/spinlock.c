@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * spinlock.c - spinlock_t: test-and-test-and-set, with the reproducer's
- * scheduling points (race_hooks.h) in front.
+ * scheduling points (race_hooks.h) in front and lockdep (lockdep.h) told
+ * of every acquisition and release.
  */
 #include <sched.h>
 
@@ -30,12 +31,18 @@ void __spin_lock(spinlock_t *lock, const char *fn)
 				sched_yield();
 		}
 	}
+	lock_acquire(&lock->dep_map, lock, fn);
 }
 
 int __spin_trylock(spinlock_t *lock, const char *fn)
 {
+	int taken;
+
 	race_access(fn, "spin_trylock", lock, RACE_RMW | RACE_ACQUIRE);
-	return race_seen(try_acquire(lock));
+	taken = try_acquire(lock);
+	if (taken)
+		lock_acquire(&lock->dep_map, lock, fn);
+	return race_seen(taken);
 }
 
 void __spin_unlock(spinlock_t *lock, const char *fn)
@@ -43,5 +50,6 @@ void __spin_unlock(spinlock_t *lock, const char *fn)
 	race_access(fn, "spin_unlock", lock, RACE_RMW | RACE_RELEASE);
 	if (!__atomic_exchange_n(&lock->locked, 0, __ATOMIC_RELEASE))
 		kit_bug("bad-unlock", "spin_unlock of a free lock in %s", fn);
+	lock_release(&lock->dep_map, lock);
 	race_seen(0);
 }

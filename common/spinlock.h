@@ -11,19 +11,26 @@
  *
  * Every lock counts its acquisitions (nr_acquired), so a test can check
  * that a fast path took no lock.
+ *
+ * Every acquisition and release is told to lockdep (lockdep.h): a lock
+ * that an interrupt handler takes and that is held with interrupts on
+ * elsewhere is reported the first time both have happened, whether or
+ * not the interrupt ever came at the wrong moment.
  */
 #ifndef KIT_SPINLOCK_H
 #define KIT_SPINLOCK_H
 
 #include "compiler.h"
 #include "irqflags.h"
+#include "lockdep.h"
 
 typedef struct {
 	int locked;			/* first: lock and unlock name one address */
 	unsigned long nr_acquired;	/* updated only by the holder */
+	struct lockdep_map dep_map;	/* its usage, for lockdep */
 } spinlock_t;
 
-#define __SPIN_LOCK_UNLOCKED	{ 0, 0 }
+#define __SPIN_LOCK_UNLOCKED	{ 0, 0, __LOCKDEP_MAP_INIT }
 #define DEFINE_SPINLOCK(x)	spinlock_t x = __SPIN_LOCK_UNLOCKED
 
 void __spin_lock(spinlock_t *lock, const char *fn);
@@ -35,6 +42,7 @@ static inline void spin_lock_init(spinlock_t *lock)
 {
 	lock->locked = 0;
 	lock->nr_acquired = 0;
+	lockdep_init_map(&lock->dep_map);
 }
 
 /**
@@ -62,13 +70,19 @@ static inline void spin_lock_init(spinlock_t *lock)
  *
  * A counter that a signal handler also updates must be locked this way, or
  * the handler can spin on the lock its own thread holds, forever.
+ * Guarantees: interrupts are off before the lock is taken, so lockdep
+ * never sees it held with them on.
  */
 #define spin_lock_irqsave(lock, flags) do {				\
 	local_irq_save(flags);						\
 	__spin_lock((lock), __func__);					\
 } while (0)
 
-/** spin_unlock_irqrestore - release @lock, then restore the signal mask */
+/**
+ * spin_unlock_irqrestore - release @lock, then restore the signal mask
+ *
+ * Guarantees: the lock is released before interrupts come back on.
+ */
 #define spin_unlock_irqrestore(lock, flags) do {			\
 	__spin_unlock((lock), __func__);				\
 	local_irq_restore(flags);					\

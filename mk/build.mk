@@ -52,7 +52,7 @@ COMMON_SRC := $(wildcard common/*.c)
 UNIT_SRC   := tests/criterion_timeout.c tests/criterion_evidence.c
 # Linked into every TSan program: its --list / CASE command line.
 TSAN_SRC   := tests/tsan_case.c
-RACE_SRC   := $(wildcard common/race/*.c)
+RACE_SRC   := $(wildcard common/race/*/*.c)
 
 # The kit's packages, checked once per BUILD and compiler (tools/deps.sh);
 # every object waits for it, so a missing compiler is one line, not Error 127.
@@ -71,16 +71,33 @@ common_objs = $(patsubst %.c,$(BUILD)/common/$(1)/%.o,$(2))
 define common_rules
 $(BUILD)/common/$(1)/%.o: %.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
-	$$(CC) $$(COMMON_CFLAGS) -Itests $$(CFLAGS_$(1)) $$(CFLAGS) -c $$< -o $$@
+	$$(call quiet,CC)$$(CC) $$(COMMON_CFLAGS) -Itests $$(CFLAGS_$(1)) $$(CFLAGS) -c $$< -o $$@
 endef
 $(foreach v,$(VARIANTS),$(eval $(call common_rules,$(v))))
 
+# The reproducer itself (common/race/) is not instrumented by ASan, as the
+# kernel builds its sanitizers' own code with KASAN_SANITIZE := n: ASan
+# checks the code under test and common/'s primitives, and the reproducer
+# costs what its C costs.  It still tells ASan of its stack switches
+# (sanitizer.h, CONFIG_KIT_ASAN: the binary links ASan's runtime).
+CFLAGS_race_core := -O2 -fno-omit-frame-pointer -DCONFIG_RACE_HARNESS \
+	$(if $(filter -fsanitize=address,$(CFLAGS_race)),-DCONFIG_KIT_ASAN=1)
+$(BUILD)/common/race/common/race/%.o: common/race/%.c | $(DEPS_BUILD)
+	@mkdir -p $(@D)
+	$(CC) $(COMMON_CFLAGS) -Itests $(CFLAGS_race_core) $(CFLAGS) -c $< -o $@
+
 # --- lab N ---------------------------------------------------------------------
 
+# The files a student edits are compiled in a jail (tools/kit/sandbox.py:
+# only the compiler, the lab's headers, common/'s and the student's folder
+# are there; time, memory and output limited; a message about any other
+# file cut to its name), with an include path of the lab's headers and
+# common/'s only: no tests/.
+JAIL_CC    = PYTHONPATH=tools $(PYTHON) -m kit.sandbox cc --
 lab_has_h  = $(filter %.h,$(LAB_$(1)_edit))
-lab_cflags = $(COMMON_CFLAGS) $(if $(call lab_has_h,$(1)),-I$(call lab_impl,$(1))) \
-	-I$(call lab_dir,$(1)) $(addprefix -Ilabs/,$(LAB_$(1)_include)) \
-	$(addprefix -I,$(call lab_tdirs,$(1))) -Itests $(LAB_$(1)_cflags)
+lab_student_cflags = $(COMMON_CFLAGS) $(if $(call lab_has_h,$(1)),-I$(call lab_impl,$(1))) \
+	-I$(call lab_dir,$(1)) $(addprefix -Ilabs/,$(LAB_$(1)_include)) $(LAB_$(1)_cflags)
+lab_cflags = $(call lab_student_cflags,$(1)) $(addprefix -I,$(call lab_tdirs,$(1))) -Itests
 # Where lab N's given and test objects go (VARIANT, N).
 lab_kitdir = $(if $(call lab_has_h,$(2)),$(B)/$(1)/lab$(2)/kit,$(BUILD)/_kit/$(1)/lab$(2))
 # lab_objs VARIANT, N, SOURCES: objects of given or test sources
@@ -105,11 +122,11 @@ define lab_variant_rules
 $(patsubst $(call lab_impl,$(1))/%.c,$(B)/$(2)/lab$(1)/obj/%.o,$(call lab_edit_c,$(1))): \
 		$(B)/$(2)/lab$(1)/obj/%.o: $(call lab_impl,$(1))/%.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
-	$$(CC) $$(call lab_cflags,$(1)) $$(TODO_CFLAGS) $$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
+	$$(call quiet,CC)$$(JAIL_CC) $$(CC) $$(call lab_student_cflags,$(1)) $$(TODO_CFLAGS) $$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
 
 $(call lab_kitdir,$(2),$(1))/%.o: %.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
-	$$(CC) $$(call lab_cflags,$(1)) $$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
+	$$(call quiet,CC)$$(CC) $$(call lab_cflags,$(1)) $$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
 
 $(foreach c,$(LAB_$(1)_configs),$(eval $(call lab_config_rule,$(1),$(2),$(c))))
 endef
@@ -119,7 +136,7 @@ define lab_config_rule
 $(call lab_config_objs,$(2),$(1),$(3)): \
 		$(B)/$(2)/lab$(1)/obj-$(3)/%.o: $(call lab_impl,$(1))/%.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
-	$$(CC) $$(call lab_cflags,$(1)) $(LAB_$(1)_config_$(3)) $$(TODO_CFLAGS) \
+	$$(call quiet,CC)$$(JAIL_CC) $$(CC) $$(call lab_student_cflags,$(1)) $(LAB_$(1)_config_$(3)) $$(TODO_CFLAGS) \
 		$$(CFLAGS_$(2)) $$(CFLAGS) -c $$< -o $$@
 endef
 
@@ -129,7 +146,7 @@ $(B)/tsan/lab$(1)/$(notdir $(basename $(2))): $(call lab_objs,tsan,$(1),$(2) \
 		$(call lab_tests,$(1),shared_*.c)) $(call lab_code,tsan,$(1)) \
 		$(call common_objs,tsan,$(TSAN_SRC) $(COMMON_SRC))
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_tsan) -o $$@ $$^ $$(KIT_LDLIBS)
+	$$(call quiet,CC)$$(CC) $$(CFLAGS_tsan) -o $$@ $$^ $$(KIT_LDLIBS)
 endef
 
 define lab_rules
@@ -138,14 +155,14 @@ $(foreach v,$(VARIANTS),$(eval $(call lab_variant_rules,$(1),$(v))))
 $(foreach v,plain asan,$(eval $(call lab_unit_bin,$(v),$(1)): \
 		$(call lab_objs,$(v),$(1),$(call lab_tests,$(1),test_*.c) $(call lab_tests,$(1),shared_*.c)) \
 		$(call lab_code,$(v),$(1)) $(call common_objs,$(v),$(UNIT_SRC) $(COMMON_SRC)) ; \
-	@mkdir -p $$(@D) ; $$(CC) $$(CFLAGS_$(v)) -o $$@ $$^ -lcriterion $$(KIT_LDLIBS)))
+	$$(call quiet,LD)mkdir -p $$(@D) ; $$(CC) $$(CFLAGS_$(v)) -o $$@ $$^ -lcriterion $$(KIT_LDLIBS)))
 
 $(foreach s,$(call lab_tests,$(1),tsan_*.c),$(eval $(call lab_tsan_rule,$(1),$(s))))
 
 $(B)/race/lab$(1)/race: $(call lab_objs,race,$(1),$(call lab_tests,$(1),race_*.c)) \
 		$(call lab_code,race,$(1)) $(call common_objs,race,$(COMMON_SRC) $(RACE_SRC))
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_race) -o $$@ $$^ $$(KIT_LDLIBS)
+	$$(call quiet,CC)$$(CC) $$(CFLAGS_race) -o $$@ $$^ $$(KIT_LDLIBS)
 
 # A tree without the lab's folder or files: one line saying which.
 .PHONY: impl-ok-$(1) build-lab-$(1) objs-lab-$(1)
@@ -188,11 +205,11 @@ kit-objs: $(foreach n,$(LABS),$(call lab_kit_objs,$(n))) \
 
 $(foreach v,plain asan,$(eval $(B)/$(v)/common/unit: \
 	$(call common_objs,$(v),$(wildcard tests/common/test_*.c) $(UNIT_SRC) $(COMMON_SRC)) ; \
-	@mkdir -p $$(@D) ; $$(CC) $$(CFLAGS_$(v)) -o $$@ $$^ -lcriterion $$(KIT_LDLIBS)))
+	$$(call quiet,LD)mkdir -p $$(@D) ; $$(CC) $$(CFLAGS_$(v)) -o $$@ $$^ -lcriterion $$(KIT_LDLIBS)))
 
 $(B)/tsan/common/tsan_%: $(call common_objs,tsan,tests/common/tsan_%.c $(TSAN_SRC) $(COMMON_SRC))
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_tsan) -o $@ $^ $(KIT_LDLIBS)
+	$(call quiet,CC)$(CC) $(CFLAGS_tsan) -o $@ $^ $(KIT_LDLIBS)
 
 common_bins = $(B)/plain/common/unit $(B)/asan/common/unit \
 	$(patsubst tests/common/%.c,$(B)/tsan/common/%,$(wildcard tests/common/tsan_*.c))
@@ -207,7 +224,7 @@ RACE_SELFTEST_BIN := $(B)/race/selftest/race
 
 $(RACE_SELFTEST_BIN): $(call common_objs,race,$(wildcard tests/race/race_*.c) $(COMMON_SRC) $(RACE_SRC))
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
+	$(call quiet,CC)$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
 
 .PHONY: race-selftest-bin race-selftest
 race-selftest-bin: $(RACE_SELFTEST_BIN)
@@ -218,7 +235,7 @@ RACE_LITMUS_BIN := $(B)/race/litmus/race
 
 $(RACE_LITMUS_BIN): $(call common_objs,race,$(wildcard tests/litmus/race_*.c) $(COMMON_SRC) $(RACE_SRC))
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
+	$(call quiet,CC)$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
 
 .PHONY: race-litmus
 race-litmus: $(RACE_LITMUS_BIN)
@@ -239,7 +256,7 @@ define race_stress_rule
 $(call race_stress_bin,$(1)): $(call lab_objs,asan,$(1),tests/race/stress_lab$(1).c tests/race/stress.c) \
 		$(call lab_code,asan,$(1)) $(call common_objs,asan,$(COMMON_SRC))
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_asan) -o $$@ $$^ $$(KIT_LDLIBS)
+	$$(call quiet,CC)$$(CC) $$(CFLAGS_asan) -o $$@ $$^ $$(KIT_LDLIBS)
 endef
 RACE_STRESS_LABS := $(filter $(LABS),$(patsubst tests/race/stress_lab%.c,%,$(wildcard tests/race/stress_lab*.c)))
 $(foreach n,$(RACE_STRESS_LABS),$(eval $(call race_stress_rule,$(n))))

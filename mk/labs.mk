@@ -6,11 +6,13 @@
 #   LAB_N_folder                    labN-xxx, where the manifest is
 #   LAB_N_<field>                   each lab.<field> of the manifest
 #   LAB_N_exercise_<file>           each lab.exercise.<file>
+#   LAB_N_hint_<file>               each lab.hint.<file> (an exercise's hint)
 #   LAB_N_config_<name>             each lab.config.<name>
 # and LABS, the numbers of the labs, in order.  The kit's tools ask make for
 # these (make print-labs, make print-lab N=); nothing else reads manifests.
 
-LAB_FIELDS := title edit given tests include cflags exercises points configs api symbols
+LAB_FIELDS := title edit given tests include cflags exercises points configs api symbols \
+	weights order
 LAB_PARTS  := unit-plain unit-asan tsan race
 
 # The kit's primitives that any lab's code may call, by the names the
@@ -22,7 +24,7 @@ LAB_PARTS  := unit-plain unit-asan tsan race
 # here.  Not here: the tests' own helpers (warn_count, slab_*), kit_bug
 # and kit_evidence.
 KIT_SYMBOLS := __spin_lock __spin_trylock __spin_unlock __warn __bug poison_report \
-	__preempt_disable __preempt_enable preempt_count \
+	__preempt_disable __preempt_enable preempt_count refcount_from_zero \
 	__rcu_read_lock __rcu_read_unlock __synchronize_rcu __call_rcu __rcu_barrier \
 	__kmalloc __kfree __kmem_cache_alloc __kmem_cache_free kmem_cache_create \
 	kmem_cache_destroy __local_irq_save __local_irq_restore irqs_disabled \
@@ -43,6 +45,7 @@ define keep_manifest
 LAB_$(1)_folder := $(2)
 $(foreach f,$(LAB_FIELDS),$(eval LAB_$(1)_$(f) := $(value lab.$(f))))
 $(foreach e,$(lab.exercises),$(eval LAB_$(1)_exercise_$(e) := $(value lab.exercise.$(e))))
+$(foreach e,$(lab.exercises),$(eval LAB_$(1)_hint_$(e) := $(value lab.hint.$(e))))
 $(foreach c,$(lab.configs),$(eval LAB_$(1)_config_$(c) := $(value lab.config.$(c))))
 LABS += $(1)
 endef
@@ -89,46 +92,52 @@ lab_problem = $(strip $(if $(wildcard $(call lab_impl,$(1))/.),\
 	no folder $(call lab_impl,$(1))))
 
 # --- make print-labs / make print-lab N=: the labs as JSON --------------------
+#
+# make prints each lab as lines "N<tab>KEY<tab>VALUE" (print-manifest), and
+# tools/kit/layout.py turns them into JSON with json.dumps: a quote, a
+# backslash or a dollar in a manifest reaches the tools as it is written.
+# Lists are words; a map is KEY=VALUE words; a key printed twice (exercise,
+# compile, bin) is one entry per line.
 
 comma := ,
 empty :=
 space := $(empty) $(empty)
-json_join = $(subst $(space),$(comma),$(strip $(1)))
-# json_list WORDS: ["w1","w2"]
-json_list = [$(call json_join,$(foreach w,$(1),"$(w)"))]
-# json_map K=V WORDS, QUOTE: {"K":V,...}, each V in QUOTE
-json_map = {$(call json_join,$(foreach kv,$(1),"$(firstword $(subst =, ,$(kv)))":$(2)$(patsubst $(firstword $(subst =, ,$(kv)))=%,%,$(kv))$(2)))}
+tab   := $(empty)	$(empty)
+# lab_line N, KEY, VALUE: one line of the manifest
+lab_line = $(info $(1)$(tab)$(2)$(tab)$(strip $(3)))
 
-lab_exercises_json = [$(call json_join,$(foreach e,$(LAB_$(1)_exercises),\
-	$(call json_map,file=$(e) $(LAB_$(1)_exercise_$(e)),")))]
-
-# lab_compile_json N, VARIANT: "VARIANT":"how a student's file is compiled"
-lab_compile_json = "$(2)":"$(strip $(CC) $(call lab_cflags,$(1)) $(CFLAGS_$(2)) $(CFLAGS))"
-
-# lab_json N: everything the tools need to know about lab N, for $(IMPL)
+# lab_lines N: everything the tools need to know about lab N, for $(IMPL)
 # and $(BUILD).
-lab_json = {"n":$(1),"folder":"$(LAB_$(1)_folder)","title":"$(LAB_$(1)_title)",\
-"dir":"$(call lab_dir,$(1))","impl":"$(IMPL)","impl_dir":"$(call lab_impl,$(1))",\
-"build_root":"$(BUILD)","extra_tests":"$(EXTRA_TESTS)",\
-"test_dirs":$(call json_list,$(call lab_tdirs,$(1))),\
-"handout":"$(call lab_dir,$(1))/README.md","problem":"$(call lab_problem,$(1))",\
-"edit":$(call json_list,$(LAB_$(1)_edit)),"given":$(call json_list,$(LAB_$(1)_given)),\
-"tests":$(call json_list,$(LAB_$(1)_tests)),"include":$(call json_list,$(LAB_$(1)_include)),\
-"cflags":"$(strip $(LAB_$(1)_cflags))","exercises":$(call lab_exercises_json,$(1)),\
-"points":$(call json_map,$(LAB_$(1)_points),),"build":"$(B)",\
-"api":$(call json_list,$(LAB_$(1)_api)),"symbols":$(call json_list,$(LAB_$(1)_symbols)),\
-"kit_symbols":$(call json_list,$(KIT_SYMBOLS)),"objs":$(call json_list,$(call lab_code_objs,plain,$(1))),\
-"compile":{$(call lab_compile_json,$(1),plain),$(call lab_compile_json,$(1),asan),\
-$(call lab_compile_json,$(1),tsan),$(call lab_compile_json,$(1),race)},\
-"bins":{"unit-plain":"$(call lab_unit_bin,plain,$(1))","unit-asan":"$(call lab_unit_bin,asan,$(1))",\
-"tsan":$(call json_list,$(call lab_tsan_bins,$(1))),"race":"$(call lab_race_bin,$(1))"}}
+define lab_lines
+$(call lab_line,$(1),folder,$(LAB_$(1)_folder))
+$(call lab_line,$(1),title,$(LAB_$(1)_title))
+$(call lab_line,$(1),dir,$(call lab_dir,$(1)))
+$(call lab_line,$(1),impl,$(IMPL))
+$(call lab_line,$(1),impl_dir,$(call lab_impl,$(1)))
+$(call lab_line,$(1),build_root,$(BUILD))
+$(call lab_line,$(1),extra_tests,$(EXTRA_TESTS))
+$(call lab_line,$(1),test_dirs,$(call lab_tdirs,$(1)))
+$(call lab_line,$(1),handout,$(call lab_dir,$(1))/README.md)
+$(call lab_line,$(1),problem,$(call lab_problem,$(1)))
+$(foreach f,edit given tests include cflags points api symbols weights order,\
+	$(call lab_line,$(1),$(f),$(LAB_$(1)_$(f))))
+$(foreach e,$(LAB_$(1)_exercises),$(call lab_line,$(1),exercise,file=$(e) $(LAB_$(1)_exercise_$(e))))
+$(foreach e,$(LAB_$(1)_exercises),$(if $(LAB_$(1)_hint_$(e)),$(call lab_line,$(1),hint,$(e) $(LAB_$(1)_hint_$(e)))))
+$(call lab_line,$(1),build,$(B))
+$(call lab_line,$(1),kit_symbols,$(KIT_SYMBOLS))
+$(call lab_line,$(1),objs,$(call lab_code_objs,plain,$(1)))
+$(foreach v,plain asan tsan race,$(call lab_line,$(1),compile,$(v) $(CC) $(call lab_student_cflags,$(1)) $(CFLAGS_$(v)) $(CFLAGS)))
+$(call lab_line,$(1),bin,unit-plain $(call lab_unit_bin,plain,$(1)))
+$(call lab_line,$(1),bin,unit-asan $(call lab_unit_bin,asan,$(1)))
+$(call lab_line,$(1),bin,tsan $(call lab_tsan_bins,$(1)))
+$(call lab_line,$(1),bin,race $(call lab_race_bin,$(1)))
+endef
 
-.PHONY: print-labs print-lab
-print-labs:
-	$(info [$(foreach n,$(LABS),$(if $(filter-out $(firstword $(LABS)),$(n)),$(comma))$(call lab_json,$(n)))])
+.PHONY: print-labs print-lab print-manifest
+print-manifest:
+	$(if $(N),$(if $(filter $(N),$(LABS)),,$(error no lab '$(N)': the labs are $(LABS))))
+	$(foreach n,$(or $(N),$(LABS)),$(call lab_lines,$(n)))
 	@:
 
-print-lab:
-	$(if $(filter $(N),$(LABS)),,$(error no lab '$(N)': the labs are $(LABS)))
-	$(info $(call lab_json,$(N)))
-	@:
+print-labs print-lab:
+	@PYTHONPATH=tools $(PYTHON) -m kit.layout $(if $(filter print-lab,$@),--lab "$(N)")

@@ -11,7 +11,7 @@ LITMUS_BIN := $(B)/race/litmus-fe/race
 
 $(LITMUS_BIN): $(call common_objs,race,$(LITMUS_SRC) $(COMMON_SRC) $(RACE_SRC))
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
+	$(call quiet,CC)$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
 
 # make litmus FILE=x.litmus [SHOW=1] | DIR=d: one test (SHOW=1: and the
 # timeline of an execution that reaches its condition), or every *.litmus
@@ -32,3 +32,18 @@ litmus-check: $(LITMUS_BIN)
 
 litmus-fuzz: $(LITMUS_BIN)
 	@$(PYTHON) tests/litmus/fuzz_litmus.py --bin $(LITMUS_BIN)
+
+# Every race binary of the tree (IMPL): the labs', the reproducer's
+# self-tests and litmus shapes, this front end (tools/race_verdicts.py).
+.PHONY: race-bins
+race-bins: $(foreach n,$(LABS),$(call lab_race_bin,$(n))) $(RACE_SELFTEST_BIN) \
+	$(RACE_LITMUS_BIN) $(LITMUS_BIN)
+
+# The partial-order reduction keeps every verdict and every class of
+# executions, on every scenario of those binaries and every litmus file
+# (make check runs it: tests/race/test_reduction.py).
+.PHONY: race-reduction
+race-reduction: race-bins
+	@$(PYTHON) tests/race/test_reduction.py --litmus-bin $(LITMUS_BIN) \
+		--bin $(foreach n,$(LABS),$(call lab_race_bin,$(n))) $(RACE_SELFTEST_BIN) \
+		$(RACE_LITMUS_BIN)

@@ -15,14 +15,26 @@ them.  Against the solutions, in one run:
   * the executions dfs needs to exhaust every must-hold scenario of the
     labs within its bound, and every litmus test under the weak memory
     model, with and without the partial-order reduction;
+  * executions per equivalence class (--count-classes) of every must-hold
+    scenario of the labs, within its own bound, with the reduction;
   * dfs executions per second, under sequential consistency and under the
-    weak model, with and without the reduction (RATES: a search long
-    enough that its fixed cost -- the child process, its threads -- does
-    not weigh on the rate).
+    weak model, with and without the reduction (RATES), side by side: the
+    threads of an execution as contexts on one OS thread (the default) and
+    on OS threads of their own (--os-threads, the hand-off of semaphores
+    the reproducer used before), against the figures before issue 19
+    (BEFORE, docs/reproducer.md).  Each rate is the median of RATE_RUNS
+    runs, twice: executions per second of the search as the race binary
+    times it (wall clock: the child process's start and exit included,
+    and whatever else the machine runs), and per CPU second of the
+    executions themselves (--cpu-time: neither the process's start nor
+    other work on the machine counts).  The load average is printed with
+    them.
 
-Targets (issues 3 and 10, 2 cores): first failure <= 50 ms median,
+Targets (issues 3, 10 and 19, 2 cores): first failure <= 50 ms median,
 >= 20x faster than stress, >= 10,000 executions/s, >= 10x fewer executions
-with the reduction on the largest scenario.  Standard library only.
+with the reduction on the largest scenario, >= 5x the executions/s before
+issue 19 on every rate row, <= 1.5 executions per class.  Standard
+library only.
 """
 import argparse
 import os
@@ -49,9 +61,14 @@ RATES = (("sequential consistency, no reduction", 1, "two_lookups_vs_remove",
           ("--bound", "3")),
          ("weak memory model, reduction", 3, "two_lookups_vs_delete",
           ("--memory", "weak")))
+# Executions/s of the RATES rows before issue 19 (docs/reproducer.md at
+# e2c210d: median of 5, wall clock, the 2-core VM unloaded).
+BEFORE = (18243, 15651, 13057, 10421)
 # The figures the race binary and the stress loop print (not verdicts).
 FOUND = re.compile(r"^found after (\d+) executions? in ([\d.]+) ms", re.M)
 HELD = re.compile(r"^held: (\d+) executions? in ([\d.]+) ms \((\d+)/s\)", re.M)
+CPU = re.compile(r"^cpu: .* in its executions \((\d+)/s\)", re.M)
+CLASSES = re.compile(r"^classes: (\d+) distinct partial orders in (\d+) executions", re.M)
 STRESS = re.compile(r"^STRESS (failed after|no failure in) (\d+) iterations in ([\d.]+) ms", re.M)
 
 
@@ -150,14 +167,67 @@ def exhaust_table(rows):
 
 
 def rate(binary, scenario, args):
-    """Median dfs executions/s over RATE_RUNS runs."""
-    rates = []
+    """Median dfs executions/s over RATE_RUNS runs: (of the search, wall
+    clock; of its executions, CPU time)."""
+    wall, cpu = [], []
     for _ in range(RATE_RUNS):
-        out, _ = sh([binary, "run", scenario] + list(args))
-        m = HELD.search(out)
-        if m:
-            rates.append(int(m.group(3)))
-    return statistics.median(rates) if rates else 0
+        out, _ = sh([binary, "run", scenario, "--cpu-time"] + list(args))
+        m, c = HELD.search(out), CPU.search(out)
+        if m and c:
+            wall.append(int(m.group(3)))
+            cpu.append(int(c.group(1)))
+    return (statistics.median(wall), statistics.median(cpu)) if wall else (0, 0)
+
+
+def rate_table(labs):
+    """The RATES rows, contexts against OS threads against BEFORE; the
+    ratios of the contexts' CPU rate to BEFORE, and their search rates."""
+    print("dfs executions/s (median of %d runs; load average %s)" % (
+        RATE_RUNS, " ".join("%.1f" % x for x in os.getloadavg())))
+    print("  %-38s %8s %17s %17s %7s" % ("", "before", "OS threads", "contexts", "ratio"))
+    print("  %-38s %8s %8s %8s %8s %8s" % ("", "", "search", "CPU", "search", "CPU"))
+    ratios, searches = [], []
+    for (what, n, scenario, extra), before in zip(RATES, BEFORE):
+        binary = labs[n].bins["race"]
+        old = rate(binary, scenario, list(extra) + ["--os-threads"])
+        new = rate(binary, scenario, extra)
+        ratios.append(new[1] / before)
+        searches.append(new[0])
+        print("  %-38s %8d %8d %8d %8d %8d %6.1fx   lab %d %s %s" % (
+            what, before, old[0], old[1], new[0], new[1], ratios[-1], n, scenario,
+            " ".join(extra)))
+    print("  (before: docs/reproducer.md before issue 19, unloaded; search: as the race "
+          "binary times it, process start and exit included; CPU: the executions' own; "
+          "ratio: contexts' CPU rate / before; load average now %s)" % (
+              " ".join("%.1f" % x for x in os.getloadavg())))
+    print()
+    return ratios, searches
+
+
+def class_table(labs):
+    """Executions per class of every must-hold scenario of the labs (dfs
+    within its own bound, with the reduction); the worst ratio."""
+    print("executions per equivalence class, every must-hold scenario (dfs, its bound, "
+          "reduction)")
+    print("  %-44s %10s %8s %8s" % ("scenario", "executions", "classes", "per class"))
+    worst = (0.0, "")
+    for n, lab in sorted(labs.items()):
+        binary = lab.bins["race"]
+        for sc in race.scenarios(binary) if binary else ():
+            if sc.expect != "must-hold" or sc.name.startswith("lincheck:"):
+                continue
+            out, _ = sh([binary, "run", sc.name, "--count-classes"])
+            m = CLASSES.search(out)
+            if not m:
+                print("  lab %d %-38s no classes line" % (n, sc.name))
+                continue
+            classes, runs = int(m.group(1)), int(m.group(2))
+            per = runs / max(classes, 1)
+            worst = max(worst, (per, "lab %d %s" % (n, sc.name)))
+            print("  lab %d %-38s %10d %8d %8.2f" % (n, sc.name, runs, classes, per))
+    print("  worst: %s, %.2f executions per class" % (worst[1], worst[0]))
+    print()
+    return worst[0]
 
 
 def main():
@@ -178,6 +248,8 @@ def main():
         if not binary:
             continue
         for sc in race.scenarios(binary):
+            if sc.name.startswith("lincheck:"):
+                continue        # generated scenarios: each a search of its own
             if sc.expect == "must-hold":
                 rows += [("lab %d %s" % (n, sc.name), binary, sc.name, memory)
                          for memory in ("sc", "weak")]
@@ -192,21 +264,20 @@ def main():
                       % (n, sc.name, n))
     rows += [("litmus %s" % sc.name, litmus, sc.name, None) for sc in race.scenarios(litmus)]
     reduction = exhaust_table(rows)
-    rates = [(what, rate(labs[n].bins["race"], scenario, extra))
-             for what, n, scenario, extra in RATES]
-    print("dfs executions/s (median of %d runs)" % RATE_RUNS)
-    for (what, value), (_, n, scenario, extra) in zip(rates, RATES):
-        print("  %-38s %8d   lab %d %s %s" % (what, value, n, scenario, " ".join(extra)))
-    print()
+    per_class = class_table(labs)
+    ratios, searches = rate_table(labs)
     print("target first failure <= 50 ms median: %s (worst strategy %.1f ms search, "
           "%.1f ms wall)" % ("met" if worst_wall <= 50 else "NOT met", worst_ms, worst_wall))
     print("target >= 20x faster than stress:     %s (smallest ratio %.0fx)" % (
         "met" if worst_ratio >= 20 else "NOT met", worst_ratio))
     print("target >= 10,000 executions/s:        %s (%s)" % (
-        "met" if min(v for _, v in rates) >= 10000 else "NOT met",
-        ", ".join("%d" % v for _, v in rates)))
+        "met" if min(searches) >= 10000 else "NOT met", ", ".join("%d" % v for v in searches)))
     print("target >= 10x fewer with reduction:   %s (%.1fx on the largest)" % (
         "met" if reduction >= 10 else "NOT met", reduction))
+    print("target >= 5x executions/s (CPU):      %s (%s)" % (
+        "met" if min(ratios) >= 5 else "NOT met", ", ".join("%.1fx" % r for r in ratios)))
+    print("target <= 1.5 executions per class:   %s (worst %.2f)" % (
+        "met" if per_class <= 1.5 else "NOT met", per_class))
     return 0
 
 

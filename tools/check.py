@@ -26,15 +26,27 @@ Then the grader itself (check_grader.py): its sandbox, the hostile and
 careless submissions of tests/grader/, the students' tree, the autograder
 layouts, make grade-all.
 
-    check.py [WORD]     every row, or only those whose names contain WORD
+    check.py [--jobs N] [WORD]   every row, or only those whose names
+                                 contain WORD
 
-Ends with "N passed, N failed" and how long it took; exits 1 if anything
-failed.  Environment: BUILD (default build), CC -- as given to make.
-Standard library only.
+Rows run JOBS at a time (--jobs, else $JOBS, else the number of cores),
+and print in the table's order, each with its own time.  First, alone,
+make builds what rows share (prebuild(): the kit's objects, the solutions'
+and the skeleton's builds, the reproducer's binaries), so that two rows
+never build one file at once; rows that share something built later (the
+gcc build folder, the students' tree) have a group and run one after the
+other, and a row that reads what others found (a lab's mutant x part
+table) runs after them.  Ends with "N passed, N failed", how long it took
+and the sum of the rows' own times; exits 1 if anything failed.
+Environment: BUILD (default build), CC -- as given to make.  Standard
+library only.
 """
+import argparse
+import concurrent.futures
 import os
 import sys
 import time
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kit import ROOT, criterion, grading, layout, limits, mutants, proc, rr, tsan  # noqa: E402
@@ -44,8 +56,13 @@ BUILD = os.environ.get("BUILD", "build")
 
 
 class Row:
-    def __init__(self, name, check, show=False):
+    """A row of the table: @check() returns (ok, detail, lines); @show:
+    print its lines even when it passes; @group: rows of one group never
+    run at once; @after: rows that must have finished before it starts."""
+
+    def __init__(self, name, check, show=False, group=None, after=()):
         self.name, self.check, self.show = name, check, show
+        self.group, self.after = group, list(after)
 
 
 def built(targets, impl=None, build=BUILD, extra=()):
@@ -113,15 +130,21 @@ def tsan_proof(prog):
 
 
 def race_rows():
-    """The race reproducer's self-tests (tests/race/test_race.py) and the
-    litmus tests of its weak memory model (tests/litmus/test_litmus.py)."""
+    """The race reproducer's self-tests (tests/race/test_race.py), the
+    litmus tests of its weak memory model (tests/litmus/test_litmus.py),
+    the reduction against the full search (tests/race/test_reduction.py),
+    and its layers (tools/race_layers.py: no circle, no call up a layer)."""
     def target(name):
         def check():
             r = proc.make([name], impl="solutions", build=BUILD, jobs=2)
             return r.ok, r.status(), r.tail(25)
         return check
     return [Row("race reproducer: self-tests", target("race-selftest")),
-            Row("race reproducer: litmus tests, the kernel's answers", target("race-litmus"))]
+            Row("race reproducer: litmus tests, the kernel's answers", target("race-litmus")),
+            Row("race reproducer: the reduction keeps every verdict and class",
+                target("race-reduction")),
+            tool_row("race reproducer: layers, no circle of includes and calls",
+                     [os.path.join(ROOT, "tools", "race_layers.py")])]
 
 
 def litmus_rows():
@@ -230,8 +253,14 @@ def skeleton_row(lab):
         passing = [p for p in parts if p.graded and p.status == grading.PASS]
         lines = ["%s passes on the untouched skeleton: %s" % (p.name, p.summary)
                  for p in passing]
-        return not passing, verdicts(parts), lines
-    return Row("lab-%d: skeleton fails every graded part" % lab.n, check)
+        # Points per test: what passes on the skeleton must be worth 0
+        # (lab.weights), or the skeleton shows progress it has not made.
+        lines += ["%s: %s passes on the skeleton and is worth %s points: give it weight 0 "
+                  "in lab.mk (or fix the test)" % (p.name, i.name, i.max_points)
+                  for p in parts for i in p.items if i.ok and i.cents]
+        got = grading.score(parts)[0]
+        return not lines and not got, "score %s; %s" % (got, verdicts(parts)), lines
+    return Row("lab-%d: skeleton fails every graded part, scores 0" % lab.n, check)
 
 
 def mutant_row(lab, m, matrix):
@@ -277,8 +306,9 @@ def alternative_row(lab, alt):
     return Row("lab-%d: correct alternative '%s' scores full marks" % (lab.n, alt.name), check)
 
 
-def matrix_row(lab, matrix):
-    """The mutant x part table; FAIL if a graded part rejects no mutant."""
+def matrix_row(lab, matrix, wrong):
+    """The mutant x part table, once the rows @wrong have filled @matrix;
+    FAIL if a graded part rejects no mutant."""
     def check():
         if not matrix:
             return False, "no known-wrong solution was graded", []
@@ -299,7 +329,7 @@ def matrix_row(lab, matrix):
             return False, "FLAG: %s reject(s) no known-wrong solution" % ", ".join(blind), lines
         return True, "every graded part rejects at least one", lines
     return Row("lab-%d: every graded part rejects a known-wrong solution" % lab.n,
-               check, show=True)
+               check, show=True, after=wrong)
 
 
 def gcc_row(lab):
@@ -307,7 +337,8 @@ def gcc_row(lab):
         failed = built(["build-lab-%d" % lab.n], impl="solutions",
                        build=os.path.join(BUILD, "gcc"), extra=["CC=gcc", "TODO_CFLAGS="])
         return failed or (True, "built, no warnings", [])
-    return Row("lab-%d: gcc builds the solutions warning-free" % lab.n, check)
+    return Row("lab-%d: gcc builds the solutions warning-free" % lab.n, check,
+               group="gcc")     # one build folder, BUILD/gcc
 
 
 def lab_rows():
@@ -317,8 +348,8 @@ def lab_rows():
             continue
         matrix = {}
         rows += [solutions_row(lab), skeleton_row(lab)]
-        rows += [mutant_row(lab, m, matrix) for m in mutants.catalogue(lab.folder)]
-        rows += [matrix_row(lab, matrix)]
+        wrong = [mutant_row(lab, m, matrix) for m in mutants.catalogue(lab.folder)]
+        rows += wrong + [matrix_row(lab, matrix, wrong)]
         rows += [alternative_row(lab, a) for a in mutants.alternatives(lab.folder)]
         rows += [gcc_row(lab)]
     return rows
@@ -392,7 +423,8 @@ def grader_rows():
     """The grader itself: its sandbox, the hostile and careless submissions
     of tests/grader/, the students' tree, the autograder layouts, the batch
     (tools/check_grader.py)."""
-    return [Row(name, check, show) for name, check, show in check_grader.rows(BUILD)]
+    return [Row(name, check, show, group=check_grader.group(name))
+            for name, check, show in check_grader.rows(BUILD)]
 
 
 def tool_row(name, cmd):
@@ -498,26 +530,86 @@ SUITES = [
 ]
 
 
+def prebuild(jobs):
+    """Build, once and alone, what several rows share: the kit's objects
+    (make kit-objs), common/'s tests, the solutions' and the skeleton's
+    builds of every lab, the reproducer's binaries.  None, or the failure
+    (the rows then build, and report, for themselves)."""
+    numbers = ["build-lab-%d" % lab.n for lab in layout.labs(build=BUILD)]
+    for impl, targets in ((None, ["kit-objs", "build-common", "litmus-bin"]),
+                          ("solutions", numbers + ["race-bins"]),
+                          ("labs", numbers)):
+        r = proc.make(targets, impl=impl, build=BUILD, jobs=jobs)
+        if not r.ok:
+            return "make %s%s: %s" % (" ".join(targets), " IMPL=" + impl if impl else "",
+                                      r.status())
+    return None
+
+
+def run_row(row):
+    """(ok, detail, lines, seconds) of @row; an exception is a FAIL."""
+    t0 = time.time()
+    try:
+        ok, detail, lines = row.check()     # ok None: skipped, detail says why
+    except Exception:                       # noqa: BLE001 -- a broken row fails
+        ok, detail, lines = False, "the row raised", traceback.format_exc().splitlines()
+    return ok, detail, lines, time.time() - t0
+
+
+def run_rows(rows, jobs):
+    """Run @rows, @jobs at a time (groups and afters kept); yield each
+    row's (row, ok, detail, lines, seconds) in the order of @rows."""
+    pending, running, done = list(rows), {}, {}
+    with concurrent.futures.ThreadPoolExecutor(max(jobs, 1)) as pool:
+        printed = 0
+        while printed < len(rows):
+            busy = {r.group for r in running.values() if r.group}
+            for row in list(pending):
+                if len(running) >= max(jobs, 1):
+                    break
+                if (row.group and row.group in busy) or \
+                        any(a not in done for a in row.after if a in rows):
+                    continue
+                pending.remove(row)
+                running[pool.submit(run_row, row)] = row
+                busy.add(row.group)
+            finished, _ = concurrent.futures.wait(
+                running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for f in finished:
+                done[running.pop(f)] = f.result()
+            while printed < len(rows) and rows[printed] in done:
+                yield (rows[printed],) + done[rows[printed]]
+                printed += 1
+
+
 def main():
-    """Every row, or with an argument only the rows whose names contain it
+    """Every row, or with a word only the rows whose names contain it
     (python3 tools/check.py grader)."""
-    only = sys.argv[1] if len(sys.argv) > 1 else ""
-    start, passed, failed, skipped = time.time(), 0, 0, 0
-    print("make check: BUILD=%s CC=%s" % (BUILD, os.environ.get("CC", "clang")), flush=True)
-    for suite in SUITES:
-        for row in suite():
-            if only not in row.name:
-                continue
-            t0 = time.time()
-            ok, detail, lines = row.check()     # ok None: skipped, detail says why
-            print("%s  %-58s %5.1fs  %s" % ({None: "SKIP", True: "PASS"}.get(ok, "FAIL"),
-                                             row.name, time.time() - t0, detail), flush=True)
-            if (row.show and ok is not None) or ok is False:
-                for line in lines[:40]:
-                    print("      | " + line)
-            passed, failed, skipped = passed + (ok is True), failed + (ok is False), \
-                skipped + (ok is None)
-    print("make check took %.0fs" % (time.time() - start))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jobs", type=int,
+                    default=int(os.environ.get("JOBS") or os.cpu_count() or 1))
+    ap.add_argument("only", nargs="?", default="")
+    args = ap.parse_args()
+    start, passed, failed, skipped, own = time.time(), 0, 0, 0, 0.0
+    print("make check: BUILD=%s CC=%s JOBS=%d" % (BUILD, os.environ.get("CC", "clang"),
+                                                  args.jobs), flush=True)
+    rows = [row for suite in SUITES for row in suite() if args.only in row.name]
+    if args.jobs > 1 and len(rows) > 1:
+        t0 = time.time()
+        problem = prebuild(args.jobs)
+        print("prebuild: %s (%.1fs)" % (problem or "what the rows share is built",
+                                        time.time() - t0), flush=True)
+    for row, ok, detail, lines, seconds in run_rows(rows, args.jobs):
+        own += seconds
+        print("%s  %-58s %5.1fs  %s" % ({None: "SKIP", True: "PASS"}.get(ok, "FAIL"),
+                                         row.name, seconds, detail), flush=True)
+        if (row.show and ok is not None) or ok is False:
+            for line in lines[:40]:
+                print("      | " + line)
+        passed, failed, skipped = passed + (ok is True), failed + (ok is False), \
+            skipped + (ok is None)
+    print("make check took %.0fs (the rows' own times add up to %.0fs, %d at a time)"
+          % (time.time() - start, own, args.jobs))
     print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
     return 1 if failed else 0
 

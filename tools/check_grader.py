@@ -2,8 +2,10 @@
 runs an instructor can trust).  tools/check.py imports rows(); each is
 (name, check, show), check() returning (ok, detail, lines) like every row.
 
-  sandbox       the walls (kit read-only, drop unlistable), nothing
-                survives a run, each limit (memory, processes, CPU, output)
+  sandbox       the walls (the kit, solutions/, tests/ and build/ not
+                there at all; the drop unlistable), nothing survives a run,
+                each limit (memory, shared memory, processes, CPU, output,
+                the private /tmp and /dev/shm)
   fixtures      each hostile or careless submission of tests/grader/, graded
                 as an instructor would (tools/grade.py), gets its verdict
                 (kit/fixtures.py says what each line of a fixture means)
@@ -29,6 +31,7 @@ import time
 import zipfile
 
 from kit import ROOT, fixtures, layout, mutants, proc, sandbox
+import check_feedback  # noqa: E402 (what a grade tells a student: issue 20)
 
 SHARED = ("common", "_kit", ".deps")
 
@@ -60,10 +63,16 @@ def run(cmd, cwd, timeout=600, **env):
 
 # --- the sandbox itself ---------------------------------------------------------------
 
+def python():
+    """A Python the jail can run: the system's (one installed elsewhere, a
+    virtual environment, is not in the jail)."""
+    return "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
 def jailed(code, **limits):
     """Run python3 -c @code in a jail with its drop; (Result, drop dir)."""
     with sandbox.Drop() as drop:
-        r = proc.run([sys.executable, "-c", code], 30, jail=sandbox.Jail(drop, **limits),
+        r = proc.run([python(), "-c", code], 30, jail=sandbox.Jail(drop, **limits),
                      env=proc.clean_env(DROP=drop.dir))
         return r, drop.dir
 
@@ -75,18 +84,27 @@ def walls():
             "def tried(f):\n"
             "    try:\n        f(); return 'ALLOWED'\n    except OSError as e:\n"
             "        return e.strerror\n"
-            "print('tests', tried(lambda: open('tests/zz_sandbox', 'w')))\n"
-            "print('build', tried(lambda: open(%r, 'w')))\n"
+            "for name, path in (('solutions', %r), ('tests', %r), ('build', %r), "
+            "('kit', %r)):\n"
+            "    print(name, tried(lambda: open(path)))\n"
+            "print('root', tried(lambda: os.listdir(%r)))\n"
             "print('list', tried(lambda: os.listdir(os.environ['DROP'])))\n"
             "print('write', tried(lambda: open(os.path.join(os.environ['DROP'], 'x'), 'w')))\n"
-            "print('pid', os.getpid())\n" % os.path.join(ROOT, "build", "zz_sandbox"))
+            "print('token', 'KIT_EVIDENCE_TOKEN=' in open('/proc/1/environ').read())\n"
+            "print('pid', os.getpid())\n" % (
+                os.path.join(ROOT, "solutions", "lab1-kref", "kref.c"),
+                os.path.join(ROOT, "tests", "lab1", "test_kref.c"),
+                os.path.join(ROOT, "build", ".deps"), os.path.join(ROOT, "Makefile"), ROOT))
     r, _ = jailed(code)
     seen = dict(l.split(" ", 1) for l in r.out.splitlines() if " " in l)
-    ok = (seen.get("tests") == seen.get("build") == "Read-only file system"
-          and seen.get("list") == "Permission denied" and seen.get("write") == "ALLOWED"
+    gone = "No such file or directory"
+    ok = (seen.get("solutions") == seen.get("tests") == seen.get("build") == seen.get("kit")
+          == gone and seen.get("root") == "ALLOWED" and seen.get("list") == "Permission denied"
+          and seen.get("write") == "ALLOWED" and seen.get("token") == "False"
           and int(seen.get("pid", 0)) < 10)
-    return ok, "tests/ and build/ read-only, the drop writable but unlistable, own PID " \
-        "namespace" if ok else "a wall is missing", r.out.splitlines()
+    return ok, "solutions/, tests/, build/ and the kit not there, the drop writable but " \
+        "unlistable, no token in any environment, own PID namespace" if ok else \
+        "a wall is missing", r.out.splitlines()
 
 
 def survivors():
@@ -105,6 +123,17 @@ def survivors():
         "left: %s after %.1f s" % (left, took), []
 
 
+# Write 16 MiB at a time into a file of FOLDER until the file system is full.
+TMPFS = ("import os\nf = open(os.path.join(%r, 'hog'), 'wb')\nn = 0\n"
+         "try:\n    while n < 768:\n        f.write(b'x' * (16 << 20)); f.flush(); n += 16\n"
+         "except OSError as e:\n    print('full at', n, 'MiB:', e.strerror)\n")
+TMP_MIB = sandbox.limits.TMP_LIMIT
+
+
+def _full(r):
+    return int(r.out.split("full at", 1)[1].split()[0])
+
+
 def limit_checks():
     lines, ok = [], True
     cases = [
@@ -117,10 +146,18 @@ def limit_checks():
         ("CPU", "while True:\n    pass\n", dict(cpu=1), lambda r: r.limit == "CPU time"),
         ("output", "import sys\nfor i in range(32):\n    sys.stdout.write('x' * (1 << 20))\n",
          {}, lambda r: r.truncated > 24 << 20 and len(r.out) < 5 << 20),
+        ("shared", "import mmap\nm = mmap.mmap(-1, 768 << 20, mmap.MAP_SHARED)\n"
+         "for i in range(0, 768 << 20, 4096):\n    m[i] = 1\nprint('kept')\n", dict(mem=256),
+         lambda r: r.limit == "memory" and "kept" not in r.out),
+        ("/tmp", TMPFS % "/tmp", {}, lambda r: "full at" in r.out and _full(r) <= TMP_MIB),
+        ("/dev/shm", TMPFS % "/dev/shm", {}, lambda r: "full at" in r.out and _full(r) <= TMP_MIB),
     ]
     for name, code, kw, good in cases:
         if name == "processes" and not sandbox.limits_processes():
             lines.append("processes: no pids cgroup here: not limited (documented)")
+            continue
+        if name.startswith("/") and sandbox.mode()[0] != "bwrap":
+            lines.append("%s: no walls here: not a private tmpfs (documented)" % name)
             continue
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         r, _ = jailed(code, **kw)
@@ -129,7 +166,7 @@ def limit_checks():
         ok &= this
         lines.append("%-9s %s: %s, %.1f s, grader grew %d MiB" % (
             name, "ok" if this else "WRONG", r.status(), r.seconds, grew))
-    return ok, "memory, processes, CPU and output limited", lines
+    return ok, "memory (shared too), processes, CPU, output, /tmp and /dev/shm limited", lines
 
 
 # --- the fixtures ----------------------------------------------------------------------
@@ -155,10 +192,11 @@ def fixture_check(fx, build):
             impl = fixtures.tree(fx, build)
         except mutants.PatchError as e:
             return False, "NOT VALID: %s" % e, []
-        bad, got = [], []
+        bad, got, seen = [], [], []
         words = fx.fields.get("refused", [])
         if words:
             r, _ = fixtures.grade(fx, impl, build, ["--precheck"])
+            seen.append(r.out)
             missing = [w for w in words if w not in r.out]
             if r.rc != 1 or missing:
                 bad += ["pre-build check: expected REFUSED naming %s" % ", ".join(words)] + r.tail(6)
@@ -169,6 +207,7 @@ def fixture_check(fx, build):
                 continue
             parts = ",".join(w[0] for w in wanted)
             r, report = fixtures.grade(fx, impl, build, extra + ["--parts", parts])
+            seen += [r.out, json.dumps(report)]
             if report is None:
                 bad += ["%s: no report" % key] + r.tail(10)
                 continue
@@ -178,6 +217,9 @@ def fixture_check(fx, build):
             peak = fx.field("grader-memory")
             if peak and report.get("grader_peak_mib", 1 << 30) > int(peak):
                 bad.append("the grader held %s MiB (at most %s)" % (report["grader_peak_mib"], peak))
+        for text in fx.fields.get("unseen", []):
+            if any(text in s for s in seen):
+                bad.append("%r reached the output or the report" % text)
         for path in fx.fields.get("untouched", []):
             full = os.path.join(ROOT, path)
             if os.path.exists(full):
@@ -212,7 +254,7 @@ def dist_tree(build):
     tree, tbuild = os.path.join(dest, "kit"), os.path.join(dest, "build")
     if not _dist:
         shutil.rmtree(dest, ignore_errors=True)
-        r = run([sys.executable, "tools/dist_student.py", "--dest", tree], ROOT)
+        r = run([sys.executable, "tools/dist_student.py", "--dest", tree, "--no-grade"], ROOT)
         if r.rc != 0:
             raise RuntimeError("dist_student.py failed: %s" % r.out[-500:])
         seed(build, tbuild)
@@ -283,7 +325,7 @@ def gradescope(build):
         ag = work(build, "autograder")
         z = os.path.join(ag, "autograder.zip")
         r = run([sys.executable, "tools/autograder/gradescope.py", "zip", "--out", z,
-                 "--extra-tests", "tests/grader/hidden"], ROOT)
+                 "--extra-tests", "tests/grader/hidden", "--no-grade"], ROOT)
         if r.rc != 0:
             return False, "gradescope.py zip failed", r.tail(10)
         source = os.path.join(ag, "source")
@@ -315,18 +357,57 @@ def gradescope(build):
             return False, "no results/results.json", r.tail(20)
         lab2 = layout.lab(2, build=build)
         tests = {t["name"]: t for t in res.get("tests", [])}
-        if res.get("score") != sum(lab2.points.values()) or len(tests) != len(lab2.points):
-            bad.append("score %s, %d tests: %s" % (res.get("score"), len(tests), res)[:600])
-        plain = tests.get("lab 2 (lab2-refcount): unit-plain", {})
         solved = layout.lab(2, impl="solutions", build=build)
         solved.make([solved.bins["unit-plain"]])
         declared = unit_tests(solved.bins["unit-plain"])
-        if "%d tests" % (declared + 1) not in plain.get("output", ""):
-            bad.append("the hidden test is not counted: %s (the kit's own: %d)"
-                       % (plain.get("output", "")[:200], declared))
-        return not bad, "score %s/%d, %d tests, hidden test counted" % (
-            res.get("score"), sum(lab2.points.values()), len(tests)), bad
+        plain = [n for n in tests if n.startswith("lab 2 unit-plain: ")]
+        if res.get("score") != sum(lab2.points.values()) or len(plain) != declared + 1:
+            bad.append("score %s, %d unit-plain tests (the kit's %d and the hidden one): %s"
+                       % (res.get("score"), len(plain), declared, sorted(tests)[:8]))
+        if "lab 2 unit-plain: hidden::get_rcu_returns_the_count_it_found" not in tests:
+            bad.append("the hidden test is not a test of its own")
+        if abs(sum(t["max_score"] for t in tests.values()) - sum(lab2.points.values())) > 0.01:
+            bad.append("the tests' max_score add up to %s" % sum(
+                t["max_score"] for t in tests.values()))
+        bad += flat_upload(ag, env)
+        return not bad, "score %s/%d, %d tests (one per item), hidden test counted; a flat " \
+            "upload's unused files named" % (res.get("score"), sum(lab2.points.values()),
+                                           len(tests)), bad
     return check
+
+
+def flat_upload(ag, env):
+    """A flat upload -- refcount.c (labs 2 and 4 both have one), notes.txt
+    and lab 1's kref.c -- gets a visible test naming the two files it did
+    not use, and no string the student sees holds a path of the grader's."""
+    sub = os.path.join(ag, "submission")
+    shutil.rmtree(sub)
+    os.makedirs(sub)
+    shutil.copy(os.path.join(ROOT, "solutions", "lab2-refcount", "refcount.c"), sub)
+    shutil.copy(os.path.join(ROOT, "solutions", "lab1-kref", "kref.c"), sub)
+    with open(os.path.join(sub, "notes.txt"), "w") as f:
+        f.write("my notes\n")
+    r = run([os.path.join(ag, "run_autograder")], ag, **env)
+    try:
+        with open(os.path.join(ag, "results", "results.json")) as f:
+            res = json.load(f)
+    except (OSError, ValueError):
+        return ["flat upload: no results.json"] + r.tail(10)
+    bad = []
+    unused = next((t for t in res.get("tests", []) if t["name"] == "Uploaded files not used"), {})
+    text = unused.get("output", "")
+    if unused.get("visibility") != "visible" or "`refcount.c`: ambiguous" not in text or \
+            "lab2-refcount/refcount.c" not in text or "`notes.txt`" not in text:
+        bad.append("flat upload: no visible test naming refcount.c (ambiguous) and "
+                   "notes.txt: %s" % text[:300])
+    seen = json.dumps({k: v for k, v in res.items() if k != "extra_data"})
+    for leak in (ag, "submission-", "/tmp/"):
+        if leak in seen:
+            at = seen.index(leak)
+            bad.append("flat upload: results.json shows %r: ...%s..." % (leak, seen[at - 80:at + 40]))
+    if "sandbox:" in res.get("output", "") or "KIT.sha256" in res.get("output", ""):
+        bad.append("flat upload: the top-level output is the grader's, not the student's")
+    return bad
 
 
 def unit_tests(binary):
@@ -341,18 +422,18 @@ def classroom(build):
             tree, tbuild = dist_tree(build)
         except RuntimeError as e:
             return False, str(e), []
+        sys.path.insert(0, os.path.join(ROOT, "tools", "autograder"))
+        import github_classroom
         r = run([sys.executable, "tools/autograder/github_classroom.py"], ROOT)
-        steps = re.findall(r"- name: (lab-\d+)\n.*?\n\s+command: (.*?)\n.*?max-score: (\d+)",
-                           r.out, re.S)
+        steps = re.findall(r"- name: lab-(\d+) (\S+)\n\s+id: (\S+)\n.*?\n\s+command: (.*?)\n"
+                           r".*?max-score: (\d+)", r.out, re.S)
         labs = layout.labs(build=build)
         bad = []
-        if [s[0] for s in steps] != ["lab-%d" % l.n for l in labs]:
-            bad.append("steps %s, labs %s" % ([s[0] for s in steps], [l.n for l in labs]))
-        for (name, command, points), lab in zip(steps, labs):
-            if int(points) != sum(lab.points.values()):
-                bad.append("%s: max-score %s, the lab's points %d" % (name, points,
-                                                                     sum(lab.points.values())))
-        step = dict((s[0], s[1]) for s in steps).get("lab-2")
+        want = [(str(l.n), p, str(v)) for l in labs for p, v in l.points.items()]
+        if [(s[0], s[1], s[4]) for s in steps] != want:
+            bad.append("steps %s, the manifests' parts %s" % (
+                [(s[0], s[1], s[4]) for s in steps][:6], want[:6]))
+        step = next((s[3] for s in steps if s[0] == "2" and s[1] == "unit-plain"), "")
         mine = os.path.join(tree, "labs", "lab2-refcount", "refcount.c")
         keep = os.path.join(os.path.dirname(tree), "refcount.c.skeleton")
         shutil.copy2(mine, keep)
@@ -362,9 +443,44 @@ def classroom(build):
         finally:
             shutil.copy2(keep, mine)
         if r2.rc != 0:
-            bad += ["the lab-2 step (%s) failed on the solution" % step] + r2.tail(15)
-        return not bad, "%d steps, the lab-2 step passes the solution" % len(steps), bad
+            bad += ["the lab-2 unit-plain step (%s) failed on the solution" % step] + r2.tail(15)
+        bad += changed_labs(build, github_classroom.changed_script(labs), labs)
+        return not bad, "%d steps, one per part; the lab-2 unit-plain step passes the " \
+            "solution; a push grades the labs it changed, a tag all" % len(steps), bad
     return check
+
+
+def changed_labs(build, script, labs):
+    """The "changed" step's script, in a git repository where a push
+    changed lab 2 only: it names lab 2 and its parts' runners; a tag (and
+    a run by hand) names every lab."""
+    repo = work(build, "classroom-git")
+    git = ["git", "-C", repo, "-c", "user.name=check", "-c", "user.email=check@localhost"]
+    for l in labs:
+        os.makedirs(os.path.join(repo, "labs", l.folder))
+        with open(os.path.join(repo, "labs", l.folder, "x.c"), "w") as f:
+            f.write("/* %d */\n" % l.n)
+    run(["git", "init", "-q", repo], repo)
+    run(git + ["add", "-A"], repo)
+    run(git + ["commit", "-qm", "one"], repo)
+    before = run(git + ["rev-parse", "HEAD"], repo).out.strip()
+    with open(os.path.join(repo, "labs", labs[1].folder, "x.c"), "a") as f:
+        f.write("/* changed */\n")
+    run(git + ["commit", "-qam", "two"], repo)
+    bad = []
+    for env, want in ((dict(EVENT="push", REF_TYPE="branch", BEFORE=before), [labs[1]]),
+                      (dict(EVENT="push", REF_TYPE="tag", BEFORE=before), labs),
+                      (dict(EVENT="workflow_dispatch", REF_TYPE="branch", BEFORE=""), labs)):
+        out = os.path.join(repo, "output")
+        open(out, "w").close()
+        r = run(["bash", "-c", script], repo, GITHUB_OUTPUT=out, **env)
+        got = dict(l.split("=", 1) for l in open(out).read().splitlines() if "=" in l)
+        runners = ",".join("lab-%d-%s" % (l.n, p) for l in want for p in l.points)
+        if got.get("labs", "").split() != [str(l.n) for l in want] or \
+                got.get("runners") != runners:
+            bad.append("changed (%s): %s, expected labs %s" % (env, got, [l.n for l in want]))
+            bad += r.tail(5)
+    return bad
 
 
 def grade_all(build):
@@ -377,7 +493,7 @@ def grade_all(build):
         skel = os.path.join(subs, "bob-skeleton", "lab2-refcount")
         os.makedirs(skel)
         shutil.copy(os.path.join(ROOT, "labs", "lab2-refcount", "refcount.c"), skel)
-        for name in ("exit-in-get", "fake-synthesis"):
+        for name in ("exit-in-get", "fake-synthesis", "forge-evidence", "asm-pasted"):
             tree = mutants.patched(fixtures.Fixture(name).path,
                                    fixtures.Fixture(name).base, os.path.join(subs, "carol-" + name))
             shutil.rmtree(os.path.join(tree, "lab2-refcount"), ignore_errors=True)
@@ -391,6 +507,8 @@ def grade_all(build):
         want = {"alice-solution": ("100", "lab2", "100"), "bob-skeleton": ("0", "lab2", "0"),
                 "carol-exit-in-get": ("0", "verdicts", "lab1 unit-plain REFUSED"),
                 "carol-fake-synthesis": ("0", "verdicts", "lab1 unit-plain REFUSED"),
+                "carol-forge-evidence": ("0", "verdicts", "lab1 unit-plain SUSPECT"),
+                "carol-asm-pasted": ("0", "verdicts", "lab1 unit-plain REFUSED"),
                 "dave-empty": ("0", "verdicts", "lab1 missing")}
         bad = []
         for name, (score, col, text) in want.items():
@@ -408,6 +526,14 @@ def grade_all(build):
     return check
 
 
+def group(name):
+    """The group of row @name for a parallel make check (tools/check.py):
+    the rows that use the students' tree, made once per run and changed
+    for a while by each, run one after the other."""
+    return "dist" if name.startswith(("grader: dist-student", "grader: GitHub Classroom")) \
+        else None
+
+
 def rows(build):
     """[(name, check, show)]: the grader's rows of make check."""
     found = [("grader: sandbox walls", walls, False),
@@ -421,4 +547,5 @@ def rows(build):
                   ("grader: Gradescope layout, hidden tests, solutions", gradescope(build), False),
                   ("grader: GitHub Classroom workflow, solutions", classroom(build), False),
                   ("grader: grade-all JOBS=2, CSV, no process left", grade_all(build), False)]
+        found += check_feedback.rows(build)
     return found

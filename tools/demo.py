@@ -5,7 +5,8 @@ Builds lab 1's race scenarios against the reference solution, then:
   1. runs the broken lookup (cache_lookup_unlocked) under the reproducer:
      the timeline of the interleaving in which kref_get() increments an
      object that cache_remove() has just freed, its verdict, the schedule
-     file, and the command that replays it -- the same way every time;
+     file (in BUILD/demo/, never where 'make race-1' writes the student's
+     own), and the command that replays it -- the same way every time;
   2. runs the correct lookup (cache_lookup, reference taken under the lock)
      and shows that every interleaving within 2 preemptions is clean.
 Exit 0 iff both behaved as the kit promises.  Standard library only.
@@ -30,7 +31,9 @@ def main():
     if not r.ok:
         print(r.out)
         return 1
-    races = os.path.join(args.build_root, "races")
+    # Its own folder: build/races/ holds what 'make race-1' found in the
+    # student's own code, which the demo must not overwrite.
+    races = os.path.join(args.build_root, "demo")
     os.makedirs(os.path.join(ROOT, races), exist_ok=True)
     sched = os.path.join(races, "lab1-%s.sched" % BROKEN)
 
@@ -43,8 +46,8 @@ def main():
    first.  One column per thread, one row per step:
 """)
     r, broken = race.run(binary, BROKEN, out=sched, lab=1)
-    print("\n".join(l for l in r.out.splitlines()
-                    if not l.startswith(("==", "RESULT"))))
+    print(race.with_legend("\n".join(l for l in r.out.splitlines()
+                                      if not l.startswith(("==", "RESULT")))))
     print("\n   Replay it (same steps, same verdict, every time):"
           "\n     make replay SCHED=%s IMPL=solutions"
           "\n   Walk it back under gdb (goto-step, step-back, who-freed):"

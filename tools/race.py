@@ -64,7 +64,7 @@ def cmd_run(args):
         r, o = race.run(binary, sc.name, out=sched, lab=lab.n,
                         args=race.strategy_args(args.strategy, args.seed,
                                                 args.memory, args.reduction))
-        print(r.out.rstrip())
+        print(race.with_legend(r.out.rstrip()))
         if o and o.schedule:
             t = race.Target(lab=lab, impl=args.impl)
             print("\n".join(race.commands(t, o.schedule, rr.probe().ok)))
@@ -97,7 +97,17 @@ def resolve(args, for_debug=False):
     except (SchedError, layout.LayoutError) as e:
         return None, "race: " + " ".join(str(e).split())
     err = race.check(t.binary, args.sched, t.scenario)
-    return (None, err) if err else (t, None)
+    if err:
+        return None, err
+    try:
+        data = schedfile.read(args.sched)
+    except SchedError as e:
+        return None, "race: %s" % e
+    ex = t.lab.exercise(os.path.basename(args.sched)) if t.scenario else None
+    problem = schedfile.exercise_problem(data, ex) if ex else schedfile.header_problem(data)
+    if problem:
+        return None, "race: %s: %s" % (escape(args.sched), problem)
+    return t, None
 
 
 def recorded_by(sched, binary):
@@ -121,7 +131,9 @@ def cmd_replay(args):
     if note:
         print(note)
     r, o = race.replay(t.binary, args.sched, args=t.args())
-    print(r.out.rstrip())
+    print(race.with_legend(r.out.rstrip()))
+    for line in race.diverged_help(t.lab.n, args.sched, r.out):
+        print(line)
     if o and o.got not in ("none", "diverged"):
         print(race.commands(t, args.sched, False)[1])
     return 0 if r.rc == 0 else 1

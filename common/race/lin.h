@@ -43,6 +43,16 @@
  *   lin:<spec>:<init>:<T1 ops>|<T2 ops>[|<T3 ops>]   e.g.
  *   lin:cache:key1:remove(1)|remove(1)
  * and can be run or replayed by that name like any scenario.
+ *
+ * Interrupts.  A spec whose .irq_ops names operations also gets
+ * scenarios in which an interrupt of T1 runs some of them (generated and
+ * checked as the operations of one more thread, "IRQ1", delivered where
+ * T1 has interrupts on: scenario.h): every operation of T1 against every
+ * one of the interrupt's, and drawn ones; their names end in
+ * "!<interrupt's ops>", e.g. lin:hashlock:smp:get_rcu(1)!put(2).
+ * Shapes.  A spec's .shapes names scenarios generated whatever is drawn:
+ * the three-thread shapes whose contract involves two other operations
+ * (an fget against a close and the open that reuses the fd).
  */
 #ifndef KIT_RACE_LIN_H
 #define KIT_RACE_LIN_H
@@ -57,6 +67,7 @@
 #define LIN_MAX_KEYS		4	/* keys of an initial state */
 #define LIN_MAX_PER_THREAD	3	/* operations per generated thread */
 #define LIN_MAX_HELD		8	/* references one thread holds */
+#define LIN_IRQ			RACE_MAX_THREADS	/* lin_ctx.thread of IRQ1 */
 #define LIN_MAX_MODEL		512	/* bytes of a model */
 
 /* A result that no specification returns: the operation saw nonsense. */
@@ -72,7 +83,8 @@
 
 /**
  * struct lin_ctx - what one generated thread holds between its operations
- * @thread:   1..n (0 for the final probes, which run alone)
+ * @thread:   1..n (0 for the final probes, which run alone; LIN_IRQ for
+ *            T1's interrupt)
  * @held:     objects it holds a reference to, oldest first
  * @held_key: their keys
  *
@@ -122,6 +134,7 @@ struct lin_op {
  * @mode:  the lab's own variant (plain or type-stable table, reuse ...)
  * @held:  references each thread holds at the start (T1 first)
  * @ops:   the operations usable from here, as a bit mask (0: all)
+ * @up:    one simulated CPU (scenario.h's .up)
  */
 struct lin_init {
 	const char *name;
@@ -130,6 +143,7 @@ struct lin_init {
 	unsigned long mode;
 	int held[RACE_MAX_THREADS];
 	unsigned int ops;
+	bool up;
 };
 
 /**
@@ -149,6 +163,10 @@ struct lin_init {
  *               drawn with a fixed seed (0: 24; -1: none)
  * @random_bound: their preemption bound (0: 1)
  * @max_exec:    executions explored per scenario at most (0: 20000)
+ * @irq_ops:     the operations an interrupt of T1 may run, as a bit mask
+ *               (0: no interrupts)
+ * @shapes:      scenarios always generated, by name without "lin:<spec>:"
+ *               ("fds012:fget(1)|close(1)|reserve+install"); NULL-ended
  */
 struct lin_spec {
 	const char *name;
@@ -166,6 +184,8 @@ struct lin_spec {
 	int random;
 	int random_bound;
 	long max_exec;
+	unsigned int irq_ops;
+	const char *const *shapes;
 };
 
 /**
@@ -178,35 +198,14 @@ struct lin_spec {
 		       aligned(sizeof(void *)))) = &ident;		\
 	static const struct lin_spec ident
 
-void __noreturn race_lin_too_many(void);
+void race_lin_hold(struct lin_ctx *ctx, void *obj, int key);
+void *race_lin_unhold(struct lin_ctx *ctx, int key);
 
 /** lin_hold - @ctx now holds a reference to @obj, of @key */
-static inline void lin_hold(struct lin_ctx *ctx, void *obj, int key)
-{
-	if (ctx->nr_held == LIN_MAX_HELD)
-		race_lin_too_many();
-	ctx->held[ctx->nr_held] = obj;
-	ctx->held_key[ctx->nr_held++] = key;
-}
+#define lin_hold(ctx, obj, key)	race_lin_hold(ctx, obj, key)
 
 /** lin_unhold - the oldest object of @key @ctx holds, forgotten; or NULL */
-static inline void *lin_unhold(struct lin_ctx *ctx, int key)
-{
-	void *obj;
-	int i, j;
-
-	for (i = 0; i < ctx->nr_held && ctx->held_key[i] != key; i++)
-		;
-	if (i == ctx->nr_held)
-		return NULL;
-	obj = ctx->held[i];
-	for (j = i + 1; j < ctx->nr_held; j++) {
-		ctx->held[j - 1] = ctx->held[j];
-		ctx->held_key[j - 1] = ctx->held_key[j];
-	}
-	ctx->nr_held--;
-	return obj;
-}
+#define lin_unhold(ctx, key)	race_lin_unhold(ctx, key)
 
 /** race_lin_errno_names - 0 and the errno values the kit's APIs return */
 extern const struct lin_name race_lin_errno_names[];

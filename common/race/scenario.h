@@ -46,7 +46,10 @@
  * spin_lock_irqsave in force); T1 is not runnable until it returns.  When
  * it is delivered is one more choice of the strategy, shown as thread
  * "IRQ1" in timelines and schedule files.  A handler that waits for a lock
- * T1 holds leaves nothing runnable: the verdict "deadlock".
+ * T1 holds leaves nothing runnable: the verdict "deadlock".  lockdep's
+ * rule does not wait for that: a lock the handler takes that T1 holds
+ * with interrupts on, at any time of the execution, is the verdict
+ * "inconsistent-lock-state" (.lockdep_off turns it off).
  * .up = true simulates one CPU: while the thread (or handler) at the CPU
  * has interrupts off, nothing else runs -- local_irq_save() alone is a
  * critical section there, as on a uniprocessor kernel.
@@ -66,8 +69,10 @@
  * and .outcome, is refused when the binary starts.
  *
  * Verdict kinds: "use-after-free", "warn" (WARN_ON fired, e.g. kref_get's
- * increment from 0), "underflow", "double-free", "leak", "deadlock",
- * "livelock", "check" (the scenario's check failed), "bug" (BUG_ON), any
+ * increment from 0, or a watched reference count left 0: refcount_watch.h),
+ * "underflow", "double-free", "leak", "deadlock", "livelock",
+ * "inconsistent-lock-state" (lockdep's irq-safety rule: lockdep.h),
+ * "held-at-exit", "check" (the scenario's check failed), "bug" (BUG_ON), any
  * other kind a kit_bug() names, "crash" (a signal or a sanitizer report
  * that is not a use-after-free or double free), and "vacuous" (see
  * above).  Replays add "diverged" and "nondeterministic".
@@ -125,6 +130,11 @@ enum race_memory {
  * @bound:     preemption bound dfs raises to (0 means the default, 2)
  * @max_steps: step cap of one execution (0: 10000), the livelock oracle
  * @memory:    RACE_MEMORY_SC (the default) or RACE_MEMORY_WEAK
+ * @lockdep_off: lockdep's irq-safety rule stands aside (a scenario that
+ *             shows the deadlock the rule prevents); otherwise a lock
+ *             taken in interrupt context and held with interrupts on
+ *             elsewhere in one execution is the verdict
+ *             "inconsistent-lock-state" (common/lockdep.h)
  * @warns:     WARNs an execution must fire: 0 (the default) means none, a
  *             WARN is the verdict "warn"; N > 0 means exactly N in every
  *             execution ("an increment from 0 WARNs, exactly once");
@@ -148,6 +158,7 @@ struct race_scenario {
 	int bound;
 	long max_steps;
 	enum race_memory memory;
+	bool lockdep_off;
 	int warns;
 };
 

@@ -70,6 +70,7 @@ int cache_insert(int key)
 		goto out;
 	}
 	kref_init(&obj->kref);		/* the cache's reference */
+	refcount_watch(&obj->kref.refcount);	/* 0 is final (refcount_watch.h) */
 	WRITE_ONCE(obj->key, key);
 	WRITE_ONCE(obj->next, READ_ONCE(cache_head));
 	WRITE_ONCE(cache_head, obj);

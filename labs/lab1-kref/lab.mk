@@ -31,3 +31,18 @@ lab.symbols   := cache_lock __cache_find __cache_unlink cache_obj_release cache_
 
 # Points of each graded part.
 lab.points    := unit-plain=30 unit-asan=20 tsan=20 race=30
+
+# How the points of a part are shared among its tests (each test, TSan
+# case, scenario and exercise is worth the same unless a pattern here says
+# otherwise; the first pattern a name matches gives its weight), and the
+# order in which a grade lists the failures: the handout's.
+# Weight 0: tests that pass on the untouched skeleton, so they show no
+# progress: kref_init() is given (kref.h), cache_insert() too (the
+# duplicate refusal), and an absent key gives NULL before any code is
+# written.  They must still pass for the part to pass.
+lab.weights   := kref::init_sets_one=0 cache::lookup_of_absent_key_is_null=0 \
+	cache::duplicate_insert_is_refused_without_leak=0 race.sched=2
+lab.order     := race.sched kref::* cache::* stress::* tsan_cache::*
+lab.hint.race.sched := Three run lines do it, as the handout's table: T1 up to \
+	and including kref_get's read, T2 to its end, then T1 again.  'make race-1' \
+	prints lookup_unlocked_vs_remove's timeline: every step label is in it.

@@ -61,6 +61,7 @@ int objtable_insert(struct objtable *t, int key)
 	WRITE_ONCE(obj->key, key);
 	smp_wmb();		/* a reader whose get succeeds sees the key */
 	refcount_init(&obj->ref);	/* the table's reference */
+	refcount_watch(&obj->ref.count);	/* 0 is final (refcount_watch.h) */
 	/*
 	 * Published with release, like the head: a reader may already stand
 	 * on this memory (type-stable, reused) and follow ->next from it.

@@ -27,25 +27,26 @@ _Static_assert(REFCOUNT_HASH_SIZE > 0 &&
 /**
  * __refcount_hash - the bucket locks, defined in refcount.c
  *
- * SMP (CONFIG_SMP) guarantees:
- *  - every read-modify-write of the count of @rc -- refcount_get(),
- *    refcount_get_rcu(), refcount_put(), refcount_dec(), the decrement of
- *    refcount_put_and_lock() -- is made holding
- *        __refcount_hash[((unsigned long)rc >> 8) & (REFCOUNT_HASH_SIZE - 1)],
- *    taken with spin_lock_irqsave(), and no other lock of the array:
- *    counts in one 256-byte block share a lock, counts 256 bytes apart (and
- *    less than 256 * REFCOUNT_HASH_SIZE) do not;
- *  - refcount_get_rcu() tests the count and increments it under that lock,
- *    without releasing it in between;
- *  - refcount_read() takes no lock;
- *  - refcount_init() takes no lock but its own bucket's, if any.
+ * @rc's bucket lock is __refcount_hash[((unsigned long)rc >> 8) &
+ * (REFCOUNT_HASH_SIZE - 1)].  The read-modify-writes of a count are
+ * refcount_get(), refcount_get_rcu(), refcount_put(), refcount_dec() and
+ * the decrement of refcount_put_and_lock().
  *
- * UP (no CONFIG_SMP, one CPU) guarantees: no lock of the array is taken;
- * every read-modify-write of a count is made with interrupts off
- * (local_irq_save()), which on one CPU is enough.
- *
- * Either way an interrupt (a signal handler, here) may use any refcount_t
- * without deadlocking against the thread it interrupts.
+ * Guarantees: with CONFIG_SMP every read-modify-write of the count of @rc
+ * is made holding @rc's bucket lock and no other lock of the array, so
+ * counts in one 256-byte block share a lock and counts 256 bytes apart
+ * (and less than 256 * REFCOUNT_HASH_SIZE) do not.  With CONFIG_SMP
+ * refcount_get_rcu() tests the count and increments it under that lock,
+ * without releasing it in between.  Without CONFIG_SMP (one CPU) no lock
+ * of the array is taken, and every read-modify-write of a count is made
+ * with interrupts off (local_irq_save()), which on one CPU is enough.
+ * No lock is taken by refcount_read().  No lock but @rc's own bucket's,
+ * if any, is taken by refcount_init().  A bucket lock is never held with interrupts on:
+ * taken after they go off (spin_lock_irqsave()), released before they
+ * come back on, so that an interrupt (a signal handler, here) may use any
+ * refcount_t without deadlocking against the thread it interrupts, and
+ * lockdep (common/lockdep.h) never sees a bucket lock taken in an
+ * interrupt held with interrupts on.
  */
 extern spinlock_t __refcount_hash[REFCOUNT_HASH_SIZE];
 

@@ -33,6 +33,7 @@ struct files_struct *files_alloc(void)
 	if (!files)
 		return NULL;
 	atomic_set(&files->count, 1);
+	refcount_watch(&files->count);	/* 0 is final (refcount_watch.h) */
 	spin_lock_init(&files->file_lock);
 	fdt = &files->fdtab;
 	fdt->max_fds = NR_OPEN_DEFAULT;

@@ -34,6 +34,7 @@ struct file *alloc_file(struct inode *inode)
 		return NULL;
 	/* Not yet visible to anyone: plain initialisation, no steps. */
 	file->f_count.counter = 1;
+	refcount_watch(&file->f_count);	/* 0 is final (refcount_watch.h) */
 	file->f_pos.counter = 0;
 	file->f_queued = 0;
 	file->f_id = __atomic_add_fetch(&last_file_id, 1, __ATOMIC_RELAXED);

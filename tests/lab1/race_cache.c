@@ -79,6 +79,10 @@ static bool lookup_put_last(void)
 	return lookup_freed;
 }
 
+/* Hint: it must fail: the reproducer must find the use-after-free of the
+ * handout's table. It does once kref_get() increments and kref_put() frees
+ * on the last put.
+ */
 RACE_SCENARIO(lookup_unlocked_vs_remove) = {
 	.name = "lookup_unlocked_vs_remove",
 	.summary = "cache_lookup_unlocked() takes its reference after the "
@@ -92,6 +96,10 @@ RACE_SCENARIO(lookup_unlocked_vs_remove) = {
 	.bound = 2,
 };
 
+/* Hint: 'vacuous' means no interleaving ran your lookup to the end with the
+ * key found: cache_lookup() must return the object. A use-after-free here
+ * means the reference is taken after spin_unlock().
+ */
 RACE_SCENARIO(lookup_vs_remove) = {
 	.name = "lookup_vs_remove",
 	.summary = "cache_lookup() takes its reference under cache_lock: "
@@ -107,6 +115,9 @@ RACE_SCENARIO(lookup_vs_remove) = {
 	.bound = 2,
 };
 
+/* Hint: as lookup_vs_remove, with two lookups: each takes its own reference
+ * under cache_lock.
+ */
 RACE_SCENARIO(two_lookups_vs_remove) = {
 	.name = "two_lookups_vs_remove",
 	.summary = "two cache_lookup() callers and cache_remove(): correct "

@@ -36,6 +36,9 @@ Test(kref, init_sets_one)
 		     kref_read(&k));
 }
 
+/* Hint: kref_get() returns the kref it was given, after one atomic
+ * increment.
+ */
 Test(kref, get_adds_one_without_warning)
 {
 	struct kref k;
@@ -47,6 +50,9 @@ Test(kref, get_adds_one_without_warning)
 	cr_assert_eq(warn_count(), 0, "kref_get on a live object must not WARN");
 }
 
+/* Hint: Decrement and test in one operation (atomic_dec_and_test): a
+ * separate atomic_read after the decrement lets two callers both see 0.
+ */
 Test(kref, put_releases_on_last_reference_only)
 {
 	struct kref k;
@@ -64,6 +70,9 @@ Test(kref, put_releases_on_last_reference_only)
 	cr_assert_eq(released, &k, "release must be called with the kref itself");
 }
 
+/* Hint: The 2004 kref_get() WARN_ON()s a count of 0 and then increments
+ * anyway: the warning is a diagnosis, not a defence.
+ */
 Test(kref, get_from_zero_warns)
 {
 	struct kref k;
@@ -81,6 +90,9 @@ Test(kref, get_from_zero_warns)
 		     kref_read(&k));
 }
 
+/* Hint: Every kref_get() adds exactly one and every kref_put() takes
+ * exactly one; only the put that reaches 0 calls release.
+ */
 Test(kref, counts_balance)
 {
 	struct kref k;
@@ -100,5 +112,5 @@ Test(kref, counts_balance)
 		     "the last kref_put must release (return 1)");
 	cr_assert_eq(releases, 1, "release must run exactly once, ran %d times",
 		     releases);
-	cr_assert_eq(warn_count(), 0);
+	cr_assert_eq(warn_count(), 0, "balanced gets and puts on a live count must not WARN");
 }

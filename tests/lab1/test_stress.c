@@ -68,6 +68,9 @@ static void churn(void)
 	}
 }
 
+/* Hint: Run the cache:: tests first: this one runs the same lookup against
+ * removes of other keys from several threads.
+ */
 Test(stress, locked_lookup_vs_remove, .timeout = 60)
 {
 	struct looker l[NR_LOOKERS] = { 0 };
@@ -75,8 +78,8 @@ Test(stress, locked_lookup_vs_remove, .timeout = 60)
 
 	slab_reset();
 	warn_reset();
-	cr_assert_eq(cache_init(), 0);
-	cr_assert_eq(cache_insert(KEY_KEPT), 0);
+	cr_assert_eq(cache_init(), 0, "cache_init must succeed");
+	cr_assert_eq(cache_insert(KEY_KEPT), 0, "cache_insert into an empty cache must succeed");
 	for (i = 0; i < NR_LOOKERS; i++)
 		pthread_create(&l[i].thread, NULL, looker_fn, &l[i]);
 	churn();

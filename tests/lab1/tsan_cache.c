@@ -107,7 +107,14 @@ static int run_case(const struct tsan_case *c)
 }
 
 static const struct tsan_case cases[] = {
+	/* Hint: TSan reports a race when a count is touched without the
+	 * lock or a reference; exit 1 means the case's own checks failed:
+	 * pass the unit tests first.
+	 */
 	{ "locked",   "clean", run_case, cache_lookup },
+	/* Hint: the given cache_lookup_unlocked() races only once your
+	 * kref_get() and cache_remove() work: pass the unit tests first.
+	 */
 	{ "unlocked", "race",  run_case, cache_lookup_unlocked },
 };
 

@@ -299,6 +299,7 @@ static void setup(const struct lin_init *init, struct lin_ctx *ctx[])
 			atomic_inc(&obj->ref.count);
 			lin_hold(ctx[t + 1], obj, 0);
 		}
+	refcount_watch(&obj->ref.count);	/* 0 is final, dying too */
 	RCU_INIT_POINTER(slot, obj);
 }
 

@@ -72,6 +72,7 @@ static void setup(void)
 	robj_cachep = kmem_cache_create("robj", sizeof(struct robj), 0, 0, NULL);
 	obj = kmem_cache_alloc(robj_cachep, GFP_KERNEL);
 	refcount_init(&obj->ref);		/* the owner's reference */
+	refcount_watch(&obj->ref.count);	/* 0 is final: refcount_watch.h */
 	obj->payload = 42;
 	RCU_INIT_POINTER(published, obj);
 	atomic_set(&releases, 0);

@@ -84,6 +84,7 @@ static struct slot_obj *slot_get_or_create(long id)
 		obj = kmem_cache_alloc(slot_cachep, GFP_KERNEL);
 		BUG_ON(!obj);
 		refcount_init(&obj->ref);
+		refcount_watch(&obj->ref.count);	/* 0 is final */
 		obj->payload = id;
 		WRITE_ONCE(slot, obj);
 		__atomic_add_fetch(&slots_created, 1, __ATOMIC_RELAXED);

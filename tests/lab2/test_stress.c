@@ -26,7 +26,7 @@ Test(stress, get_put_exact)
 	warn_reset();
 	run_threads(get_put);
 	cr_assert_eq(refcount_read(&shared), 1, "lost or extra references");
-	cr_assert_eq(warn_count(), 0);
+	cr_assert_eq(warn_count(), 0, "gets and puts of live counts must not WARN");
 }
 
 static void *get_many_dec_many(void *arg)
@@ -43,12 +43,14 @@ Test(stress, get_dec_exact)
 {
 	refcount_init(&shared);
 	run_threads(get_many_dec_many);
-	cr_assert_eq(refcount_read(&shared), 1 + NR_THREADS * ITERATIONS / 2);
+	cr_assert_eq(refcount_read(&shared), 1 + NR_THREADS * ITERATIONS / 2,
+		     "each thread's gets and decs must leave exactly 1 + threads x iterations / 2");
 }
 
 Test(stress, get_rcu_put_exact)
 {
 	refcount_init(&shared);
+	refcount_watch(&shared.count);
 	worker_failures = 0;
 	run_threads(get_rcu_put);
 	cr_assert_eq(worker_failures, 0,
@@ -80,9 +82,11 @@ static void *probe_then_drop(void *arg)
 Test(stress, get_rcu_never_resurrects)
 {
 	atomic_set(&shared.count, NR_THREADS);
+	refcount_watch(&shared.count);	/* 0 is final: refcount_watch.h */
 	releases = 0;
 	run_threads(probe_then_drop);
-	cr_assert_eq(refcount_read(&shared), 0);
+	cr_assert_eq(refcount_read(&shared), 0,
+		     "every reference was dropped: the count must end at 0");
 	cr_assert_eq(releases, 1, "the count reached 0 %d times", releases);
 }
 
@@ -108,7 +112,8 @@ Test(stress, put_and_lock_locks_once)
 	releases = worker_failures = 0;
 	run_threads(put_and_lock_many);
 	cr_assert_eq(worker_failures, 0, "put_and_lock returned 1 without the lock");
-	cr_assert_eq(refcount_read(&shared), 0);
+	cr_assert_eq(refcount_read(&shared), 0,
+		     "every reference was dropped: the count must end at 0");
 	cr_assert_eq(releases, 1, "%d puts returned 1", releases);
 	/* Only the owner of the last reference can ever see a count of 1. */
 	cr_assert_eq(shared_lock.nr_acquired, 1,
@@ -122,10 +127,10 @@ Test(stress, put_and_lock_protects_lookup)
 	slot_open();
 	warn_reset();
 	run_threads(slot_user);
-	cr_assert_null(slot);
+	cr_assert_null(slot, "the last user must have emptied the slot");
 	cr_assert_eq(warn_count(), 0, "a lookup under the lock found a count of 0");
 	cr_assert_eq(slab_frees(), slots_created, "%ld objects created, %ld freed",
 		     slots_created, slab_frees());
-	cr_assert_eq(slab_objects_live(), 0);
+	cr_assert_eq(slab_objects_live(), 0, "every object created must have been freed");
 	slot_close();
 }

@@ -92,18 +92,19 @@ static void run_stress(unsigned long flags, enum slab_reuse reuse)
 	long i;
 
 	t = objtable_create(flags);
-	cr_assert_not_null(t);
+	cr_assert_not_null(t, "objtable_create must return a table");
 	kmem_cache_set_reuse(t->cachep, reuse);
 	slab_reset();
 	warn_reset();
 	wrong_keys = kept_missed = 0;
-	cr_assert_eq(objtable_insert(t, KEY_KEPT), 0);
+	cr_assert_eq(objtable_insert(t, KEY_KEPT), 0,
+		     "objtable_insert into an empty table must succeed");
 	for (i = 0; i < NR_KEYS; i += 2)
-		cr_assert_eq(objtable_insert(t, i), 0);
+		cr_assert_eq(objtable_insert(t, i), 0, "objtable_insert of a new key must succeed");
 	for (i = 0; i < NR_READERS + NR_WRITERS; i++)
 		cr_assert_eq(pthread_create(&tid[i], NULL,
 					    i < NR_READERS ? reader : writer,
-					    (void *)(i + 1)), 0);
+					    (void *)(i + 1)), 0, "pthread_create must succeed");
 	for (i = 0; i < NR_READERS + NR_WRITERS; i++)
 		pthread_join(tid[i], NULL);
 	objtable_destroy(t);
@@ -112,7 +113,7 @@ static void run_stress(unsigned long flags, enum slab_reuse reuse)
 	cr_assert_eq(kept_missed, 0, "objtable_lookup(%d) returned NULL %ld times, "
 		     "though key %d was in the table all along", KEY_KEPT,
 		     kept_missed, KEY_KEPT);
-	cr_assert_eq(warn_count(), 0);
+	cr_assert_eq(warn_count(), 0, "the table's operations must not WARN");
 	cr_assert_eq(slab_objects_live(), 0, "every object must be freed exactly "
 		     "once: %ld still allocated after objtable_destroy()",
 		     slab_objects_live());

@@ -20,6 +20,12 @@
  *                        on one simulated CPU, with an interrupt
  *   up_code_on_smp       must fail (check): the same UP code, a CPU per
  *                        thread: interrupts off excludes nobody
+ *   irq_every_op         must hold: T1 calls every operation on a count of
+ *                        the bucket its interrupt handler uses -- under
+ *                        lockdep's irq-safety rule (common/lockdep.h) a
+ *                        bucket lock any of them holds with interrupts on
+ *                        is the verdict "inconsistent-lock-state", whether
+ *                        or not the interrupt lands in the window
  *
  * Counts live at fixed offsets of an aligned block (lab4_count), so their
  * buckets, and so every schedule, are the same in every run; lab 2's
@@ -52,6 +58,9 @@ static void setup(void)
 	refcount_init(b);
 	refcount_get(b);		/* the handler's put leaves b at 1 */
 	refcount_init(c);
+	refcount_watch(&a->count);	/* 0 is final (refcount_watch.h) */
+	refcount_watch(&b->count);
+	refcount_watch(&c->count);
 	handled = t1_holds = handled_while_held = false;
 }
 
@@ -127,6 +136,57 @@ RACE_SCENARIO(irq_plain_spin_lock) = {
 	RACE_THREADS(bucket_by_spin_lock, other_bucket),
 	RACE_IRQ(1, put_in_irq),
 	.check    = counts_back,
+	.lockdep_off = true,	/* the harm itself, which lockdep foresees */
+};
+
+/* T1: every operation, on a, whose bucket IRQ1's put of b takes. */
+static DEFINE_SPINLOCK(a_lock);		/* what put_and_lock takes on the last */
+static bool a_released;
+
+static void every_op(void)
+{
+	cfg->get(a);				/* 2 */
+	t1_holds = true;
+	race_point("work");			/* interrupts on: IRQ1 may come */
+	if (cfg->get_rcu(a))			/* 3 */
+		cfg->dec(a);			/* 2 */
+	cfg->put(a);				/* 1 */
+	cfg->get(a);				/* 2 */
+	cfg->put_and_lock(a, &a_lock);		/* 1: the fast path */
+	t1_holds = false;
+	a_released = cfg->put_and_lock(a, &a_lock);	/* 0: the slow path */
+	if (a_released)
+		spin_unlock(&a_lock);
+}
+
+static void every_op_setup(void)
+{
+	setup();
+	spin_lock_init(&a_lock);
+	a_released = false;
+}
+
+static const char *a_released_once(void)
+{
+	if (!a_released || refcount_read(a) != 0)
+		return "the last put_and_lock of a did not return 1 with a at 0";
+	if (refcount_read(b) != 2 - handled)
+		return "the handler's put of b was lost";
+	return NULL;
+}
+
+RACE_SCENARIO(irq_every_op) = {
+	.name     = "irq_every_op",
+	.summary  = "every operation on a count of the bucket T1's interrupt "
+		    "uses, under lockdep's irq-safety rule",
+	.expect   = RACE_MUST_HOLD,
+	.setup    = every_op_setup,
+	RACE_THREADS(every_op, other_bucket),
+	RACE_IRQ(1, put_in_irq),
+	.check    = a_released_once,
+	.witness  = irq_while_held,
+	.outcome  = "IRQ1 puts b while T1 holds its reference to a",
+	.bound    = 1,
 };
 
 /* T2: the seed's generic refcount_put: the arch's atomic_dec_and_test. */

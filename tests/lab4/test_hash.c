@@ -99,7 +99,8 @@ Test(bucket, read_takes_no_lock)
 
 	cr_assert_eq(locks_taken(smp, READ, rc), 0,
 		     "refcount_read took a bucket lock");
-	cr_assert_eq(locks_taken(n8, READ, rc), 0);
+	cr_assert_eq(locks_taken(n8, READ, rc), 0,
+		     "refcount_read took a bucket lock (8-bucket configuration)");
 }
 
 Test(bucket, init_takes_no_other_bucket)
@@ -109,7 +110,7 @@ Test(bucket, init_takes_no_other_bucket)
 
 	cr_assert_eq(got & ~(1u << lab4_bucket(smp, rc)), 0,
 		     "refcount_init took bucket locks 0x%x", got);
-	cr_assert_eq(smp->read(rc), 1);
+	cr_assert_eq(smp->read(rc), 1, "refcount_init must start the count at 1");
 }
 
 Test(bucket, one_block_shares_a_lock)
@@ -178,6 +179,7 @@ static void semantics(const struct lab4_config *c)
 
 	warn_reset();
 	c->init(rc);
+	refcount_watch(&rc->count);	/* 0 is final, until the WARN's test */
 	cr_assert_eq(c->read(rc), 1, "%s: init", c->name);
 	c->get(rc);
 	cr_assert_eq(c->get_rcu(rc), 2, "%s: get_rcu returns the count found",
@@ -192,6 +194,7 @@ static void semantics(const struct lab4_config *c)
 	cr_assert_eq(c->get_rcu(rc), 0, "%s: get_rcu on 0", c->name);
 	cr_assert_eq(c->read(rc), 0, "%s: get_rcu resurrected 0", c->name);
 	cr_assert_eq(warn_count(), 0, "%s: warned", c->name);
+	refcount_unwatch(&rc->count);	/* the WARN's test: a get on 0 */
 	warn_set_quiet(1);
 	c->get(rc);
 	cr_assert_eq(warn_count(), 1, "%s: get on 0 must WARN", c->name);

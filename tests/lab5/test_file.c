@@ -40,34 +40,35 @@ Test(file, alloc_file_holds_one_reference)
 	struct file *a = alloc_file(&test_inodes[0]);
 	struct file *b = alloc_file(&test_inodes[0]);
 
-	cr_assert_eq(file_count(a), 1);
-	cr_assert_neq(a->f_id, b->f_id);
+	cr_assert_eq(file_count(a), 1, "alloc_file must start the count at 1");
+	cr_assert_neq(a->f_id, b->f_id, "two files must have two ids");
 	fput(a);
 	fput(b);
 	rcu_barrier();
-	cr_assert(freed(a) && freed(b));
+	cr_assert(freed(a) && freed(b), "the last fput must free each file after the grace period");
 }
 
 Test(file, get_file_and_fput)
 {
 	struct file *file = alloc_file(&test_inodes[1]);
 
-	cr_assert_eq(get_file(file), file);
-	cr_assert_eq(file_count(file), 2);
+	cr_assert_eq(get_file(file), file, "get_file must return its argument");
+	cr_assert_eq(file_count(file), 2, "get_file on a count of 1 must give 2");
 	fput(file);
-	cr_assert_eq(file_count(file), 1);
+	cr_assert_eq(file_count(file), 1, "fput must drop exactly one reference");
 	rcu_barrier();
-	cr_assert_not(freed(file));
+	cr_assert_not(freed(file), "a file with a reference left must not be freed");
 	fput(file);
 	rcu_barrier();
-	cr_assert(freed(file));
-	cr_assert_eq(warn_count(), 0);
+	cr_assert(freed(file), "the last fput must free the file after the grace period");
+	cr_assert_eq(warn_count(), 0, "gets and puts of a live file must not WARN");
 }
 
 Test(file, get_file_from_zero_warns)
 {
 	struct file *file = alloc_file(&test_inodes[1]);
 
+	refcount_unwatch(&file->f_count);	/* the WARN's test, not 0 is final's */
 	rcu_read_lock();		/* keeps the file from being freed */
 	fput(file);
 	get_file(file);
@@ -79,30 +80,32 @@ Test(file, get_file_rcu_never_increments_zero)
 {
 	struct file *file = alloc_file(&test_inodes[2]);
 
-	cr_assert_eq(get_file_rcu(file), 1);
-	cr_assert_eq(file_count(file), 2);
+	cr_assert_eq(get_file_rcu(file), 1,
+		     "get_file_rcu on a count of 1 must return 1 (a reference taken)");
+	cr_assert_eq(file_count(file), 2, "get_file_rcu on a count of 1 must give 2");
 	fput(file);
 	rcu_read_lock();
 	fput(file);
-	cr_assert_eq(get_file_rcu(file), 0);
-	cr_assert_eq(file_count(file), 0);
+	cr_assert_eq(get_file_rcu(file), 0, "get_file_rcu on a count of 0 must return 0");
+	cr_assert_eq(file_count(file), 0, "get_file_rcu must never increment a count of 0");
 	cr_assert_not(freed(file), "freed before the grace period");
 	rcu_read_unlock();
 	rcu_barrier();
-	cr_assert(freed(file));
+	cr_assert(freed(file), "the file must be freed after the grace period");
 }
 
 Test(file, count_reaching_zero_twice_warns_and_frees_once)
 {
 	struct file *file = alloc_file(&test_inodes[3]);
 
+	refcount_unwatch(&file->f_count);	/* the WARNs' test, not 0 is final's */
 	rcu_read_lock();
 	fput(file);		/* 0: the free is queued */
 	get_file(file);		/* from 0: WARN */
 	fput(file);		/* 0 again: WARN, nothing queued */
 	rcu_read_unlock();
 	rcu_barrier();
-	cr_assert_eq(warn_count(), 2);
+	cr_assert_eq(warn_count(), 2, "an increment from 0 and a second fall to 0 must each WARN");
 	cr_assert(freed(file), "freed once, by the first queueing");
 }
 
@@ -114,7 +117,7 @@ Test(file, fput_below_zero_warns)
 	fput(file);
 	fput(file);
 	rcu_read_unlock();
-	cr_assert_eq(warn_count(), 1);
+	cr_assert_eq(warn_count(), 1, "an fput below 0 must WARN once");
 }
 
 Test(file, reads)
@@ -123,19 +126,22 @@ Test(file, reads)
 	struct file *b = alloc_file(&test_inodes[4]);
 	unsigned char buf[INODE_SIZE];
 
-	cr_assert_eq(file_read(a, buf, 10), 10);
-	cr_assert_eq(buf[0], INODE_BYTE(4, 0));
-	cr_assert_eq(file_read(a, buf, 10), 10);
+	cr_assert_eq(file_read(a, buf, 10), 10, "file_read of 10 bytes from the start must read 10");
+	cr_assert_eq(buf[0], INODE_BYTE(4, 0),
+		     "file_read must read the inode's bytes from the start");
+	cr_assert_eq(file_read(a, buf, 10), 10, "a second file_read of 10 bytes must read 10");
 	cr_assert_eq(buf[0], INODE_BYTE(4, 10), "file_read advances the position");
-	cr_assert_eq(file_read(b, buf, 1), 1);
+	cr_assert_eq(file_read(b, buf, 1), 1, "file_read of 1 byte must read 1");
 	cr_assert_eq(buf[0], INODE_BYTE(4, 0), "each file has its own position");
-	cr_assert_eq(file_pread(a, buf, 100, INODE_SIZE - 3), 3);
-	cr_assert_eq(buf[2], INODE_BYTE(4, INODE_SIZE - 1));
-	cr_assert_eq(file_pread(a, buf, 1, INODE_SIZE), 0);
+	cr_assert_eq(file_pread(a, buf, 100, INODE_SIZE - 3), 3,
+		     "file_pread 3 bytes before the end must read 3");
+	cr_assert_eq(buf[2], INODE_BYTE(4, INODE_SIZE - 1),
+		     "file_pread must read the inode's last byte");
+	cr_assert_eq(file_pread(a, buf, 1, INODE_SIZE), 0, "file_pread at the end must read 0");
 	file_llseek(a, INODE_SIZE - 1);
-	cr_assert_eq(file_read(a, buf, 8), 1);
+	cr_assert_eq(file_read(a, buf, 8), 1, "file_read 1 byte before the end must read 1");
 	cr_assert_eq(file_read(a, buf, 8), 0, "at the end");
-	cr_assert_eq(file_is_sane(a, 17), 4);
+	cr_assert_eq(file_is_sane(a, 17), 4, "file_is_sane must find the file of inode 4 intact");
 	fput(a);
 	fput(b);
 }
@@ -176,10 +182,12 @@ Test(bitops, set_clear_test)
 	set_bit(0, map);
 	set_bit(64, map);
 	set_bit(129, map);
-	cr_assert(test_bit(0, map) && test_bit(64, map) && test_bit(129, map));
-	cr_assert_not(test_bit(1, map) || test_bit(63, map) || test_bit(128, map));
+	cr_assert(test_bit(0, map) && test_bit(64, map) && test_bit(129, map),
+		  "set_bit must set bits 0, 64 and 129");
+	cr_assert_not(test_bit(1, map) || test_bit(63, map) || test_bit(128, map),
+		      "set_bit must set no other bit");
 	clear_bit(64, map);
-	cr_assert_not(test_bit(64, map));
+	cr_assert_not(test_bit(64, map), "clear_bit(64) must clear bit 64");
 	cr_assert(test_bit(129, map), "clear_bit touched another bit");
 }
 
@@ -220,16 +228,19 @@ Test(bitops, find_bits)
 {
 	unsigned long map[BITS_TO_LONGS(130)] = { 0 }, copy[BITS_TO_LONGS(130)];
 
-	cr_assert_eq(find_next_zero_bit(map, 130, 0), 0);
+	cr_assert_eq(find_next_zero_bit(map, 130, 0), 0, "the first zero bit of an empty map is 0");
 	cr_assert_eq(find_last_bit(map, 130), 130, "none set");
 	for (int nr = 0; nr < 70; nr++)
 		set_bit(nr, map);
-	cr_assert_eq(find_next_zero_bit(map, 130, 0), 70);
-	cr_assert_eq(find_next_zero_bit(map, 130, 100), 100);
+	cr_assert_eq(find_next_zero_bit(map, 130, 0), 70,
+		     "with bits 0-69 set, the first zero bit is 70");
+	cr_assert_eq(find_next_zero_bit(map, 130, 100), 100,
+		     "bit 100 is clear: the search from 100 finds it");
 	cr_assert_eq(find_next_zero_bit(map, 60, 3), 60, "none clear below size");
 	set_bit(99, map);
-	cr_assert_eq(find_last_bit(map, 130), 99);
-	cr_assert_eq(find_last_bit(map, 80), 69);
+	cr_assert_eq(find_last_bit(map, 130), 99, "the last set bit of the map is 99");
+	cr_assert_eq(find_last_bit(map, 80), 69, "below 80, the last set bit is 69");
 	bitmap_copy(copy, map, 130);
-	cr_assert(test_bit(99, copy) && test_bit(0, copy) && !test_bit(70, copy));
+	cr_assert(test_bit(99, copy) && test_bit(0, copy) && !test_bit(70, copy),
+		  "bitmap_copy must copy every bit");
 }

@@ -14,6 +14,19 @@
  *                      critical section there; holds
  *   irq_up_handler     one CPU, and T1's handler updates the counter too:
  *                      it can run only where T1 has interrupts on; holds
+ *
+ * lockdep's irq-safety rule (models/lockdep.c):
+ *   irq_lockdep_spin_lock  irq_spin_lock with lockdep on: the verdict
+ *                          inconsistent-lock-state, in the first
+ *                          execution where both usages happen
+ *   irq_lock_then_mask     T1 takes the lock, then turns interrupts off:
+ *                          no point lies in the window, so no interrupt
+ *                          lands there; lockdep reports it all the same
+ *   irq_window_unseen      the same code, lockdep off: it "holds" -- the
+ *                          blind spot the rule exists for
+ *   irq_restore_held       T1 turns interrupts back on while it holds the
+ *                          lock, and off again before the next point:
+ *                          {HARDIRQ-ON-W} at the local_irq_restore
  */
 #include <stdbool.h>
 
@@ -95,6 +108,7 @@ RACE_SCENARIO(irq_spin_lock) = {
 	RACE_THREADS(holder_spin_lock, bystander),
 	RACE_IRQ(1, lock_in_irq),
 	.check    = both_counted,
+	.lockdep_off = true,	/* the deadlock itself, not lockdep's foresight */
 };
 
 RACE_SCENARIO(irq_irqsave) = {
@@ -107,6 +121,83 @@ RACE_SCENARIO(irq_irqsave) = {
 	.check    = both_counted,
 	.witness  = was_handled,
 	.outcome  = "IRQ1 is delivered and its handler takes the lock",
+};
+
+RACE_SCENARIO(irq_lockdep_spin_lock) = {
+	.name     = "irq_lockdep_spin_lock",
+	.summary  = "irq_spin_lock under lockdep's irq-safety rule",
+	.expect   = RACE_MUST_FAIL,
+	.verdict  = "inconsistent-lock-state",
+	.setup    = reset,
+	RACE_THREADS(holder_spin_lock, bystander),
+	RACE_IRQ(1, lock_in_irq),
+	.check    = both_counted,
+};
+
+/* T1: the lock first, then interrupts off: a window with no point in it. */
+static void lock_then_mask(void)
+{
+	unsigned long flags;
+
+	spin_lock(&lock);
+	local_irq_save(flags);
+	inside = true;
+	WRITE_ONCE(counter, READ_ONCE(counter) + 1);
+	inside = false;
+	spin_unlock(&lock);
+	local_irq_restore(flags);
+}
+
+RACE_SCENARIO(irq_lock_then_mask) = {
+	.name     = "irq_lock_then_mask",
+	.summary  = "T1 takes the lock, then turns interrupts off; its handler "
+		    "takes the lock",
+	.expect   = RACE_MUST_FAIL,
+	.verdict  = "inconsistent-lock-state",
+	.setup    = reset,
+	RACE_THREADS(lock_then_mask, bystander),
+	RACE_IRQ(1, lock_in_irq),
+	.check    = both_counted,
+};
+
+RACE_SCENARIO(irq_window_unseen) = {
+	.name     = "irq_window_unseen",
+	.summary  = "the same without lockdep: no interrupt lands in the window",
+	.expect   = RACE_MUST_HOLD,
+	.setup    = reset,
+	RACE_THREADS(lock_then_mask, bystander),
+	RACE_IRQ(1, lock_in_irq),
+	.check    = both_counted,
+	.witness  = was_handled,
+	.outcome  = "IRQ1 is delivered and its handler takes the lock",
+	.lockdep_off = true,
+};
+
+/* T1: interrupts on for a moment while it still holds the lock. */
+static void restore_while_held(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	spin_lock(&lock);
+	WRITE_ONCE(counter, READ_ONCE(counter) + 1);
+	local_irq_restore(flags);
+	local_irq_save(flags);
+	spin_unlock(&lock);
+	local_irq_restore(flags);
+	race_point("after");		/* where IRQ1 can come */
+}
+
+RACE_SCENARIO(irq_restore_held) = {
+	.name     = "irq_restore_held",
+	.summary  = "T1 turns interrupts on while it holds the lock its "
+		    "handler takes",
+	.expect   = RACE_MUST_FAIL,
+	.verdict  = "inconsistent-lock-state",
+	.setup    = reset,
+	RACE_THREADS(restore_while_held, bystander),
+	RACE_IRQ(1, lock_in_irq),
+	.check    = both_counted,
 };
 
 /* Add 1 to the counter with interrupts off and no lock: two steps. */

@@ -16,6 +16,12 @@
  *   warn_twice_not_once     must fail (warn): two WARNs, .warns = 1
  *   ends_in_section         must fail (held-at-exit): rcu_read_lock, return
  *   ends_holding_lock       must fail (held-at-exit): spin_lock, return
+ *   zero_inc_then_undo      must fail (warn): a get that increments a
+ *                           watched count (refcount_watch.h) and takes the
+ *                           increment back when it was 0, against the put
+ *                           that brings it to 0: "0 is final"
+ *   zero_unwatched          must hold: the same on a count nobody watches
+ *                           (no oracle without a watch)
  *   lincheck:counter        generated: an atomic counter (holds) and a
  *                           read-then-set one (its scenarios fail:
  *                           test_race.py runs them by name)
@@ -249,6 +255,70 @@ RACE_SCENARIO(ends_holding_lock) = {
 	.setup    = left_setup,
 	RACE_THREADS(stays_holding, just_counts),
 	.teardown = unlock_left,
+};
+
+/* --- 0 is final: a watched count never leaves 0 -------------------------------- */
+
+static atomic_t zcount;
+static bool zwatch, zrevived;
+
+static void zero_setup(void)
+{
+	atomic_set(&zcount, 1);
+	if (zwatch)
+		refcount_watch(&zcount);
+	zrevived = false;
+}
+
+static void zero_watched_setup(void)
+{
+	zwatch = true;
+	zero_setup();
+}
+
+static void zero_unwatched_setup(void)
+{
+	zwatch = false;
+	zero_setup();
+}
+
+/* T1: the last put. */
+static void zero_put(void)
+{
+	atomic_dec_and_test(&zcount);
+}
+
+/* T2: a get that adds first and takes it back when the count was 0. */
+static void zero_get_undo(void)
+{
+	if (atomic_inc_return(&zcount) == 1) {
+		zrevived = true;
+		atomic_dec(&zcount);
+	}
+}
+
+static bool zero_was_revived(void)
+{
+	return zrevived;
+}
+
+RACE_SCENARIO(zero_inc_then_undo) = {
+	.name     = "zero_inc_then_undo",
+	.summary  = "an increment of a watched count from 0, taken back at once",
+	.expect   = RACE_MUST_FAIL,
+	.verdict  = "warn",
+	.setup    = zero_watched_setup,
+	RACE_THREADS(zero_put, zero_get_undo),
+};
+
+RACE_SCENARIO(zero_unwatched) = {
+	.name     = "zero_unwatched",
+	.summary  = "the same on a count nobody watches",
+	.expect   = RACE_MUST_HOLD,
+	.setup    = zero_unwatched_setup,
+	RACE_THREADS(zero_put, zero_get_undo),
+	.witness  = zero_was_revived,
+	.outcome  = "T2 increments the count from 0",
 };
 
 /* --- a spec: a counter, atomic or read-then-set --------------------------------- */

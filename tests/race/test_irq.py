@@ -52,6 +52,25 @@ class Irq(unittest.TestCase):
         self.assertRegex(text, r"\nstep \d+ IRQ1 irq\.enter - -\n")
         self.assertIn("\nresult deadlock\n", text)
 
+    def test_lockdep_reports_without_the_window(self):
+        out = self.expect("irq_lock_then_mask", "inconsistent-lock-state",
+                          "--out", self.sched)
+        self.assertRegex(out, r"verdict: inconsistent-lock-state: inconsistent "
+                              r"\{(IN-HARDIRQ-W|HARDIRQ-ON-W)\} -> "
+                              r"\{(HARDIRQ-ON-W|IN-HARDIRQ-W)\} usage of @1: "
+                              r"T1 \(lock_then_mask\) took it with interrupts on at "
+                              r"step \d+ \(lock_then_mask\.spin_lock\), and IRQ1 "
+                              r"\(lock_in_irq\) took it in interrupt context at "
+                              r"step \d+ \(lock_in_irq\.spin_lock\)")
+        self.assertIn("replay: the same", out)
+        # without lockdep the interrupt model never lands in the window
+        self.expect("irq_window_unseen", "none")
+        out = self.expect("irq_restore_held", "inconsistent-lock-state")
+        self.assertRegex(out, r"T1 \(restore_while_held\) held it when "
+                              r"restore_while_held turned interrupts back on "
+                              r"\(local_irq_restore, after step \d+\)")
+        self.expect("irq_lockdep_spin_lock", "inconsistent-lock-state")
+
     def test_irqsave_holds_and_the_handler_runs(self):
         out = self.expect("irq_irqsave", "none")
         self.assertIn("space exhausted within the bound", out)

@@ -402,7 +402,7 @@ class Contract(unittest.TestCase):
         cc = os.environ.get("CC") or "clang"
         srcs = [os.path.relpath(f, ROOT) for f in
                 glob.glob(os.path.join(ROOT, "common", "*.c"))
-                + glob.glob(os.path.join(ROOT, "common", "race", "*.c"))
+                + glob.glob(os.path.join(ROOT, "common", "race", "*", "*.c"))
                 + [os.path.join(ROOT, "tests", "race", "refused_scenarios.c")]]
         jobs, cls.race_objs = [], []
         for src in srcs:
@@ -463,6 +463,52 @@ class Contract(unittest.TestCase):
                  if "CONFIG_RACE_HARNESS" in open(f).read()]
         self.assertEqual([os.path.basename(f) for f in found], ["race_hooks.h"])
 
+    def test_no_sanitizer_config_in_c_files(self):
+        """Only sanitizer.h (and compiler.h, which sets them) test the
+        sanitizer configs; the .c files of common/ call its annotations."""
+        found = [os.path.relpath(f, ROOT) for f in
+                 glob.glob(os.path.join(ROOT, "common", "*.c"))
+                 + glob.glob(os.path.join(ROOT, "common", "race", "*", "*.c"))
+                 if "CONFIG_KIT_" in open(f).read()]
+        self.assertEqual(found, [])
+
+
+class Layers(Tmp):
+    """tools/race_layers.py finds a call up a layer and a circle of files,
+    and passes the reproducer as it is."""
+    TOOL = os.path.join(ROOT, "tools", "race_layers.py")
+
+    def tree(self, files):
+        for rel, text in files.items():
+            path = os.path.join(self.dir.name, "common", "race", rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        return run(sys.executable, self.TOOL, "--root", self.dir.name)
+
+    def test_the_reproducer_passes(self):
+        rc, out = run(sys.executable, self.TOOL)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("no circle", out)
+
+    def test_a_call_up_a_layer_fails(self):
+        rc, out = self.tree({
+            "runtime/token.c": "void race_pick(void);\nvoid race_run(void) { race_pick(); }\n",
+            "explore/dfs.c": "/* a comment: race_run() */\nvoid race_pick(void) { }\n"})
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL up a layer: common/race/runtime/token.c (runtime) -> "
+                      "common/race/explore/dfs.c (exploration): race_pick", out)
+        self.assertNotIn("circle", out.replace("no circle", ""))
+
+    def test_a_circle_in_one_layer_fails(self):
+        rc, out = self.tree({
+            "models/a.c": "static int x;\nint race_a(void) { return race_b() + x; }\n",
+            "models/b.c": "int race_b(void) { return race_c(); }\n",
+            "models/c.c": "int race_c(void) { return race_a(); }\n"})
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL circle of 3 files: common/race/models/a.c, "
+                      "common/race/models/b.c, common/race/models/c.c", out)
+
 
 class Oracles(Tmp):
     """Type-stable memory, WARNs counted, the end-of-thread oracle and the
@@ -498,6 +544,17 @@ class Oracles(Tmp):
         self.assertIn("returned inside an RCU read-side section", out)
         (got, _, _), out = self.verdict("ends_holding_lock")
         self.assertIn("returned holding the lock it took at step 1", out)
+
+    def test_zero_is_final(self):
+        (got, met, _), out = self.verdict("zero_inc_then_undo")
+        self.assertEqual((got, met), ("warn", "yes"), out)
+        self.assertRegex(out, r"refcount: T2 \(zero_get_undo\) took the reference "
+                              r"count @1 \(watched since zero_setup\) from 0 to 1 "
+                              r"at step \d+ \(zero_get_undo\.inc_return\) after "
+                              r"step \d+ \(T1 \(zero_put\) zero_put\.dec_and_test\) "
+                              r"had brought it to 0 -- 0 is final")
+        (got, met, _), out = self.verdict("zero_unwatched")
+        self.assertEqual((got, met), ("none", "yes"), out)
 
     def test_linearizable_counter_holds(self):
         for name in ("lin:counter:atomic:inc|inc", "lin:counter:atomic:inc+inc+read|read+read+inc"):

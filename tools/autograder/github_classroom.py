@@ -5,13 +5,22 @@
 
 Prints (or writes to FILE) a workflow for the students' repositories,
 .github/workflows/classroom.yml, made from the labs' manifests: it checks
-out the student's repository, installs the kit's packages, then has one
-step per lab -- GitHub Classroom's command grader running `make grade-N`,
-worth the lab's points (the grader exits 0 only at full score: the command
-grader gives all of a step's points or none) -- then reports the scores to
-Classroom and keeps build/grade/ (results.json, junit.xml) as an artifact.
-make check runs every step's command against the solutions in a temporary
-copy of the students' tree.  Standard library only.
+out the student's repository, installs the kit's packages, finds which
+labs the push changed, then has one step per graded part of each lab --
+GitHub Classroom's command grader running `make grade-N PARTS=part`, worth
+the part's points from the manifest (the grader exits 0 only when the part
+passes whole: the command grader gives all of a step's points or none) --
+then reports the scores to Classroom and keeps build/grade/ (results.json,
+junit.xml, each lab's report.txt) as an artifact.
+
+Which labs: a push grades only the labs whose folder (labs/labN-*/) it
+changed, so that a push of lab 2 does not wait for lab 5's grade; a tag
+(a release), a run started by hand or by Classroom, and a first push grade
+every lab.  Classroom keeps the score of the last run: tag a release (or
+run the workflow by hand) for the grade of every lab at once.
+make check runs a step's command against the solutions in a temporary copy
+of the students' tree, and the "changed" step's script in a git repository
+where one lab changed.  Standard library only.
 """
 import argparse
 import os
@@ -23,6 +32,7 @@ from kit import layout  # noqa: E402
 HEAD = """\
 # .github/workflows/classroom.yml -- GitHub Classroom autograding for the lab
 # kit, made by tools/autograder/github_classroom.py from the labs' manifests.
+# A push grades the labs it changed; a tag or a run by hand grades them all.
 name: Autograding Tests
 "on":
   - push
@@ -39,29 +49,58 @@ jobs:
     steps:
       - name: Checkout code
         uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
       - name: Install the kit's packages
         run: sudo make deps
+      - name: Which labs changed
+        id: changed
+        env:
+          EVENT: ${{ github.event_name }}
+          REF_TYPE: ${{ github.ref_type }}
+          BEFORE: ${{ github.event.before }}
+        run: |
+{changed}
+"""
+
+# The "changed" step: LABS (" 1 3 ") and the reporter's RUNNERS.
+CHANGED = """\
+labs=""
+for n in {numbers}; do
+  if [ "$EVENT" != push ] || [ "$REF_TYPE" = tag ] || [ -z "$BEFORE" ] ||
+     ! git cat-file -e "$BEFORE^{{commit}}" 2>/dev/null ||
+     ! git diff --quiet "$BEFORE" HEAD -- "labs/lab$n-"*; then
+    labs="$labs $n"
+  fi
+done
+runners=""
+{runners}
+echo "labs=$labs " >> "$GITHUB_OUTPUT"
+echo "runners=${{runners#,}}" >> "$GITHUB_OUTPUT"
+echo "graded: labs${{labs:- none}}"
 """
 
 STEP = """\
-      - name: lab-{n}
-        id: lab-{n}
+      - name: lab-{n} {part}
+        id: {id}
+        if: contains(steps.changed.outputs.labs, ' {n} ')
         uses: classroom-resources/autograding-command-grader@v1
         with:
-          test-name: "lab-{n}: {title}"
+          test-name: "lab {n} ({title}): {part}"
           setup-command: ""
-          command: make grade-{n}
+          command: make grade-{n} PARTS={part}
           timeout: {minutes}
           max-score: {points}
 """
 
 TAIL = """\
       - name: Autograding Reporter
+        if: steps.changed.outputs.runners != ''
         uses: classroom-resources/autograding-grading-reporter@v1
         env:
 {env}
         with:
-          runners: {runners}
+          runners: ${{{{ steps.changed.outputs.runners }}}}
       - name: Keep the reports
         if: always()
         uses: actions/upload-artifact@v4
@@ -71,12 +110,26 @@ TAIL = """\
 """
 
 
+def step_id(lab, part):
+    return "lab-%d-%s" % (lab.n, part)
+
+
+def changed_script(labs):
+    """The shell of the "changed" step (make check runs it)."""
+    runners = "\n".join('case "$labs " in *" %d "*) runners="$runners,%s";; esac'
+                         % (l.n, ",".join(step_id(l, p) for p in l.points)) for l in labs)
+    return CHANGED.format(numbers=" ".join(str(l.n) for l in labs), runners=runners)
+
+
 def workflow(labs):
-    steps = "".join(STEP.format(n=l.n, title=l.title.replace('"', "'"), minutes=15,
-                                points=sum(l.points.values())) for l in labs)
-    env = "\n".join('          LAB-%d_RESULTS: "${{steps.lab-%d.outputs.result}}"' % (l.n, l.n)
-                    for l in labs)
-    return HEAD + steps + TAIL.format(env=env, runners=",".join("lab-%d" % l.n for l in labs))
+    changed = "\n".join("          " + l if l else "" for l in changed_script(labs).splitlines())
+    steps = "".join(STEP.format(n=l.n, part=p, id=step_id(l, p),
+                                title=l.title.replace('"', "'").replace("\\", "/"),
+                                minutes=10, points=points)
+                    for l in labs for p, points in l.points.items())
+    env = "\n".join('          %s_RESULTS: "${{steps.%s.outputs.result}}"'
+                     % (step_id(l, p).upper(), step_id(l, p)) for l in labs for p in l.points)
+    return HEAD.replace("{changed}", changed) + steps + TAIL.format(env=env)
 
 
 def main():

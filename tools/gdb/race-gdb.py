@@ -9,7 +9,7 @@ running the program again and stopping at step k: every run is the same
 execution (the same trick rr's reverse execution is built on).  The race
 binary, under --debug, calls race_debug_step(k) in the thread that takes
 step k, before its access, and race_debug_stop() when the execution ends
-(common/race/debug.c); these commands stop there and nowhere else.
+(common/race/front/debug.c); these commands stop there and nowhere else.
 
   goto-step [K]     run again from the start and stop at step K in the
                     thread that takes it; no K: at the verdict
@@ -188,7 +188,7 @@ class RaceFrames:
     @staticmethod
     def _until_thread_main(frames):
         for d in frames:
-            if d.inferior_frame().name() == "thread_main":
+            if d.inferior_frame().name() == "thread_loop":
                 return
             yield d
 
@@ -212,8 +212,8 @@ def backtrace(th):
 
 
 def state_of(th):
-    """What thread @th (of the reproducer's) is doing, from token.c."""
-    t = value("'token.c'::threads[%d]" % (workers() if th.name == "RCU" else int(th.name[1:]) - 1))
+    """What thread @th (of the reproducer's) is doing, from race_threads (runtime/threads.c)."""
+    t = value("race_threads[%d]" % (workers() if th.name == "RCU" else int(th.name[1:]) - 1))
     state = str(t["state"])
     if state == "RACE_TS_POINT":
         return "waits at %s.%s" % (t["fn"].string(), t["what"].string())

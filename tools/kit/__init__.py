@@ -14,7 +14,10 @@ mutants.py, bench_race.py, demo.py) are thin front ends over these modules:
   kit.schedfile a schedule file read safely; messages escaped as the
                 race binary escapes them
   kit.rr        rr where it can record; why not where it cannot
-  kit.grading   Part (one graded part's verdict and points) and the graders
+  kit.grading   Part (one graded part's verdict and points), Item (one test
+                of it, with its share of the points) and the graders
+  kit.testsrc   where each test is declared, and its hint, from its source
+  kit.junit     the JUnit XML schema of the kit's reports, and its checker
   kit.mutants   the catalogue of known-wrong solutions
 
 docs/design.md, "The tools", describes the API.

@@ -78,6 +78,11 @@ class Test:
     def id(self):
         return "%s/%s" % (self.suite, self.name)
 
+    @property
+    def display(self):
+        """suite::name, as Criterion prints it (and the grade)."""
+        return "%s::%s" % (self.suite, self.name)
+
     def verdict(self):
         """(PASS, FAIL, CRASH or TIMEOUT, why)."""
         out = self.outcome or {}
@@ -185,6 +190,18 @@ class Report:
     def passed(self):
         return self.verdict()[0] == PASS
 
+    def trusted(self):
+        """Whether each test's verdict can be counted on its own: the binary
+        declared its tests, wrote its report, was not killed by a limit,
+        reported no test it does not declare, and exited 0 unless a test
+        failed.  Otherwise the binary is judged as a whole."""
+        r = self.result
+        if r.limit or not self.declared or not self.has_report:
+            return False
+        if any(t.undeclared for t in self.tests):
+            return False
+        return r.rc == 0 or any(t.verdict()[0] != PASS for t in self.tests)
+
     def summary(self):
         return self.verdict()[1]
 
@@ -206,6 +223,12 @@ class Report:
         if not self.declared or not self.has_report:
             lines += [l for l in self.result.tail(12) if not BANNER.search(l)][-6:]
             lines += ["    alone: " + self.binary]
+        return lines + self.diagnostics()
+
+    def diagnostics(self):
+        """What the primitives and the sanitizers reported, and the limits
+        that touched the run, indented: diagnostics of the whole run (tests
+        run in parallel: they cannot be pinned to one test)."""
         seen = []
         for l in self.bugs + self.result.out.splitlines():
             if (l in self.bugs or DIAGNOSTIC.match(l)) and l not in seen:
@@ -216,7 +239,7 @@ class Report:
         if self.result.truncated:
             seen.append("(output: %d bytes left out, KIT_OUTPUT_CAP; no verdict comes from it)"
                         % self.result.truncated)
-        return lines + ["  " + l for l in seen[:5]]
+        return ["  " + l for l in seen[:5]]
 
 
 def _limit_setting(limit):

@@ -16,6 +16,9 @@ Each tests/grader/<name>.patch is a unified diff against a base tree
                            what the sandbox alone makes of it
   env: K=V ...             settings for its grades (a smaller limit)
   untouched: PATH          a path of the kit that must not exist after
+  unseen: TEXT             TEXT appears in no output and no report of its
+                           grades (repeatable: a line of a file the code
+                           under test must not read, or the compiler quote)
   survivors: none          no process of it may be left after its grades
   grader-memory: MIB       the grader's own peak memory stays under MIB
 
@@ -41,7 +44,7 @@ class Fixture:
                     break
                 key, sep, value = line[1:].strip().partition(": ")
                 if sep and key in ("lab", "base", "refused", "expect", "sandboxed", "env",
-                                   "untouched", "survivors", "grader-memory"):
+                                   "untouched", "unseen", "survivors", "grader-memory"):
                     self.fields.setdefault(key, []).append(value.strip())
                 else:
                     self.about.append(line[1:].strip())

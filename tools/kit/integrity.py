@@ -10,11 +10,18 @@ is reported by name.  A tree without KIT.sha256 (the kit's own repository)
 is compared with git's HEAD instead, where git can say; otherwise it is not
 checked, and check() says so.  The grade goes on either way: the report
 carries what was found, and the instructor decides.
+
+unit_suspicions() says where a unit part's evidence does not add up -- a
+test the binary does not list, one it lists that the runner never
+declared, a test Criterion's report passes that the runner saw fail or
+never saw end: the grader then reports the part SUSPECT, with no points,
+for the instructor to look at (kit.grading).
 """
 import hashlib
 import os
+import re
 
-from . import ROOT, proc
+from . import ROOT, proc, sandbox
 
 MANIFEST = "KIT.sha256"
 FOLDERS = ("mk", "common", "tests", "tools")       # no new file may appear there
@@ -124,3 +131,44 @@ def _against_git(root, students):
         return Check("changed", "kit: %d file(s) differ from %s: %s"
                      % (len(bad), tag, ", ".join(bad[:6]) + (" ..." if len(bad) > 6 else "")), bad)
     return Check("intact", "kit: as committed (%s)" % tag)
+
+
+PASSED = 0          # Criterion's CR_STATUS_PASSED, in the runner's outcome lines
+
+
+def listed_tests(binary):
+    """The set of "suite/name" that Criterion binary @binary lists (--list,
+    jailed: nothing of the code under test runs to list them), or None."""
+    r = proc.run([binary, "--list"], 60, jail=sandbox.Jail())
+    if r.rc != 0:
+        return None
+    found, suite = set(), None
+    for line in r.out.splitlines():
+        m = re.match(r"^(\S+): \d+ tests?$", line)
+        if m:
+            suite = m.group(1)
+        elif suite and line[:1] in ("\u251c", "\u2514"):
+            found.add("%s/%s" % (suite, line.split(None, 1)[1].strip()))
+    return found
+
+
+def unit_suspicions(binary, report):
+    """Lines saying where @report (a kit.criterion.Report of @binary) does
+    not add up; [] when it does."""
+    listed = listed_tests(binary)
+    if listed is None:
+        return ["%s --list failed: the tests it declares cannot be counted" % binary]
+    declared = {t.id for t in report.tests if not t.undeclared}
+    found = []
+    if report.declared and declared != listed:
+        found.append("the binary lists %d tests, its runner declared %d (%s)" % (
+            len(listed), len(declared), ", ".join(sorted(listed ^ declared)[:3])))
+    for t in report.tests:
+        if t.status != "PASSED":
+            continue
+        if t.outcome is None:
+            found.append("%s: PASSED in the report, but the runner never saw it end" % t.id)
+        elif t.outcome.get("status") != PASSED:
+            found.append("%s: PASSED in the report, but the runner saw status %s"
+                         % (t.id, t.outcome.get("status")))
+    return found

@@ -28,12 +28,14 @@ CPU_LIMIT = _setting("KIT_CPU_LIMIT", 600)
 OUTPUT_CAP = _setting("KIT_OUTPUT_CAP", 4 << 20)
 
 # The sandbox of a graded part (kit/sandbox.py).
-# Memory: MiB of resident memory, summed over every process of the part,
-# sampled every WATCH_INTERVAL s; over it, the part is killed whole (OOM).
-# A watchdog, because RLIMIT_AS and RLIMIT_DATA stop ASan and TSan from
-# mapping their shadow memory, and a cgroup memory limit is not enforced on
-# every machine (docs/instructor.md, "The sandbox").
+# Memory: MiB of all the part's processes together, as a memory cgroup
+# counts it (anonymous, shared and tmpfs memory); without one, resident and
+# shared memory summed every WATCH_INTERVAL s.  Over it, the part is killed
+# whole (OOM).  docs/instructor.md, "The sandbox".
 MEM_LIMIT = _setting("KIT_MEM_LIMIT", 2048)
+# MiB of the part's private /tmp, and of its /dev/shm (each a tmpfs of
+# that size: a write past it fails, ENOSPC).
+TMP_LIMIT = _setting("KIT_TMP_LIMIT", 64)
 # Processes and threads of one part at once (a pids cgroup, where one can be
 # made; Criterion's workers and the stress tests' threads count).
 PROC_LIMIT = _setting("KIT_PROC_LIMIT", 512)
@@ -42,6 +44,15 @@ FILE_LIMIT = _setting("KIT_FILE_LIMIT", 64 << 20)
 # One submission of make grade-all, everything included.
 GRADE_TIMEOUT = _setting("KIT_GRADE_TIMEOUT", 1800)
 WATCH_INTERVAL = 0.05
+
+# The jailed compiles of the students' files and the pre-build check's
+# preprocessor passes (kit.sandbox.compile): wall and CPU seconds of one
+# compile, MiB of memory, bytes of one file written (an object), bytes of
+# messages kept.
+BUILD_TIMEOUT = _setting("KIT_BUILD_TIMEOUT", 60)
+BUILD_MEM = _setting("KIT_BUILD_MEM", 1024)
+BUILD_FILE_LIMIT = _setting("KIT_BUILD_FILE_LIMIT", 16 << 20)
+BUILD_OUTPUT_CAP = _setting("KIT_BUILD_OUTPUT_CAP", 64 << 10)
 
 # How many times a TSan case runs in a grade: a "race" case passes at the
 # first run that reports it, a "clean" case must be clean in every run.
@@ -65,5 +76,10 @@ def table():
         ("KIT_MEM_LIMIT", MEM_LIMIT, "MiB resident, all processes of one graded part"),
         ("KIT_PROC_LIMIT", PROC_LIMIT, "processes and threads of one graded part"),
         ("KIT_FILE_LIMIT", FILE_LIMIT, "bytes, one file a graded part writes"),
+        ("KIT_TMP_LIMIT", TMP_LIMIT, "MiB, a graded part's /tmp, and its /dev/shm"),
+        ("KIT_BUILD_TIMEOUT", BUILD_TIMEOUT, "s, one compile of a student's file"),
+        ("KIT_BUILD_MEM", BUILD_MEM, "MiB, one compile of a student's file"),
+        ("KIT_BUILD_FILE_LIMIT", BUILD_FILE_LIMIT, "bytes, one file such a compile writes"),
+        ("KIT_BUILD_OUTPUT_CAP", BUILD_OUTPUT_CAP, "bytes of its messages kept"),
         ("KIT_GRADE_TIMEOUT", GRADE_TIMEOUT, "s, one submission of make grade-all"),
     ]

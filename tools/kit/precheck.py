@@ -3,10 +3,13 @@
 A student's file may define only the lab's API (lab.api) and static
 helpers, may call only the kit's primitives (KIT_SYMBOLS, mk/labs.mk), the
 given functions of the lab and the few C library functions it needs
-(lab.symbols), and may not depend on how it is built.  check(lab) looks at
-the sources (lab.edit) and at their plain objects, compiled but never run
-(nm, readelf), and returns one line per refusal, naming the file, the line
-where it can, and the symbol or macro:
+(lab.symbols), and may not depend on how it is built.  check(lab) reads
+what the compiler reads and makes -- the sources, the preprocessed
+translation unit of each build variant, the plain objects, compiled but
+never run -- and returns one line per refusal, naming the file, the line
+where it can, and what is refused.  Every compiler pass runs jailed
+(kit.sandbox.compile: it sees only the lab's headers, common/'s and the
+student's folder; its messages about other files are cut to their names).
 
   includes  every file the preprocessor reads for a student's file (the
             compiler's own list, -M, for each variant's flags: not the
@@ -14,31 +17,50 @@ where it can, and the symbol or macro:
             header of common/, one of the tree's own edited files, a copy
             of one of the lab's headers identical to the kit's, or the
             C library's (the compiler's <...> search path): not a .c file
-            of the kit, not solutions/,
-            not tests/, not another lab, not any other file.  It runs
-            before the first compile (includes()), so that no compiler
-            message ever quotes a file the student may not read
-  sources   no reference to a macro whose definition differs between the
-            build variants (CONFIG_RACE_HARNESS, the sanitizers' macros and
-            __has_feature, and every macro the kit's headers define only in
-            some variants: computed with the compiler, -dM -E, for each
-            variant's flags), no inline assembly, no constructor,
-            destructor, section, alias or ifunc attribute
-  objects   no constructors or destructors (.init_array and kin), no global
-            symbol beyond lab.api (a function, not data), no ifunc, no
-            reference outside the allow-list
+            of the kit, not solutions/ (which the jail does not even
+            show), not tests/, not another lab, not any other file.  It
+            runs before the first compile (includes())
+  sources   the text: no #line or line marker (the locations below must
+            be true), no reference to a macro whose definition differs
+            between the build variants (CONFIG_RACE_HARNESS, the
+            sanitizers' macros and __has_feature, and every macro the
+            kit's headers define only in some variants: computed with the
+            compiler, -dM -E, for each variant's flags), no inline
+            assembly, no constructor, destructor, section, alias or ifunc
+            attribute
+  tokens    the preprocessed unit of each variant, token by token with
+            where each was spelled (clang -dump-tokens): no inline
+            assembly, attribute outside ATTRIBUTES or __builtin_ outside
+            BUILTINS that the student's text spelled (a macro of the
+            kit's, such as barrier(), may expand to them), no #pragma or
+            _Pragma in the student's lines (-E), and the same lines of the
+            student's files compiled in every variant (else a condition
+            tells the variants apart, however it is spelled)
+  objects   sections: code (.text, AX), read-only data, data and bss by
+            name and by flags, and the toolchain's own (debug, notes,
+            symbols); no constructors or destructors; no global symbol
+            beyond lab.api (a function, not data), no ifunc, no data in
+            code or code in data; relocations: only the kinds a C
+            compiler emits for code, no reference outside the allow-list,
+            and no data that holds a function's address (no table of
+            function pointers: the labs' APIs need none)
 
 So the code under test cannot end the process (exit, abort), start one
 (fork, exec, system), touch files or print (its verdicts come from files
-the grader chose, kit.criterion, kit.tsan, kit.race), or behave one way
-under the tests of one variant and another way under the others.
+the grader chose, kit.criterion, kit.tsan, kit.race), place code or data
+where the test framework or the loader reads it, or behave one way under
+the tests of one variant and another way under the others.  What no check
+of the source can prove: C can compute any address (a function's, the
+evidence's) from another; the run does not depend on the check for that
+(kit.sandbox's walls, common/evidence.h's lockdown, docs/instructor.md).
 """
 import os
 import re
-import subprocess
+import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
-from . import ROOT, proc
+from . import ROOT, proc, sandbox
 
 VARIANT_NAMES = ("CONFIG_RACE_HARNESS", "__has_feature", "__has_extension",
                  "__SANITIZE_ADDRESS__", "__SANITIZE_THREAD__")
@@ -46,8 +68,44 @@ VARIANT_PREFIXES = ("__SANITIZE_", "CONFIG_KIT_", "__SANITIZER_")
 ASM = ("asm", "__asm", "__asm__")
 BAD_ATTRIBUTES = ("constructor", "destructor", "section", "alias", "weakref", "ifunc")
 BAD_SECTIONS = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors")
+# What a student's own text may say in an __attribute__ or [[...]] (the
+# names without their __ __): nothing that places code or data, renames,
+# runs code before or after the tests, or turns a sanitizer off.
+ATTRIBUTES = {"unused", "maybe_unused", "noinline", "always_inline", "noreturn", "aligned",
+              "packed", "format", "cold", "hot", "pure", "const", "warn_unused_result",
+              "nonnull", "fallthrough", "deprecated", "returns_nonnull", "malloc",
+              "may_alias", "nodiscard"}
+# The compiler's built-in functions a student's own text may call: none
+# that reaches a return address, a frame, the unwinder or new code.
+BUILTINS = {"__builtin_expect", "__builtin_unreachable", "__builtin_offsetof",
+            "__builtin_types_compatible_p", "__builtin_constant_p", "__builtin_choose_expr",
+            "__builtin_memcpy", "__builtin_memset", "__builtin_memmove", "__builtin_memcmp",
+            "__builtin_prefetch", "__builtin_trap", "__builtin_va_list", "__builtin_va_start",
+            "__builtin_va_end", "__builtin_va_arg", "__builtin_va_copy"}
+BUILTIN_PREFIXES = ("__builtin_clz", "__builtin_ctz", "__builtin_popcount", "__builtin_ffs",
+                    "__builtin_abs", "__builtin_labs", "__builtin_add_overflow",
+                    "__builtin_sub_overflow", "__builtin_mul_overflow")
 IDENT = re.compile(r"[A-Za-z_]\w*")
 ATTRIBUTE = re.compile(r"__attribute__\s*\(\((.*?)\)\)", re.S)
+# A directive that says which file and line the next lines come from.
+LINE_DIRECTIVE = re.compile(r"^\s*(?:#|%:)\s*(?:line\b|\d)")
+# One token of clang -dump-tokens: kind, text, where it is (the expansion),
+# and where it was spelled if elsewhere.
+TOKEN = re.compile(r"^(\S+) '(.*)'\t.*?Loc=<(.+?):(\d+):\d+(?: <Spelling=(.+?):\d+:\d+>)?>$")
+MARKER = re.compile(r'^# (\d+) "(.*)"')
+# Sections: the code's, the data's, and the toolchain's own.
+CODE_SECTION = re.compile(r"^\.text(\..*)?$")
+DATA_SECTION = re.compile(r"^\.(rodata|data|bss|tdata|tbss)(\..*)?$|^\.data\.rel(\.ro)?(\..*)?$")
+TOOL_SECTION = re.compile(r"^(\.debug_\w+|\.rela?.+|\.comment|\.note\..*|\.symtab|\.strtab|"
+                          r"\.shstrtab|\.group|\.llvm_addrsig|\.eh_frame|\.symtab_shndx)$|^$")
+# Relocations a C compiler emits for code.
+CODE_RELOCS = {"R_X86_64_PC32", "R_X86_64_PLT32", "R_X86_64_GOTPCREL", "R_X86_64_GOTPCRELX",
+               "R_X86_64_REX_GOTPCRELX", "R_X86_64_32", "R_X86_64_32S", "R_X86_64_64",
+               "R_X86_64_PC64"}
+# Bytes of a token dump read (a unit past it is refused: too large).
+TOKENS_CAP = 32 << 20
+# Data a student's data may point to: the C library's streams.
+DATA_POINTEES = {"stdout", "stderr"}
 
 
 class PrecheckError(Exception):
@@ -81,16 +139,37 @@ def _strip(text):
     return "".join(out)
 
 
+def _spliced(text):
+    """@text with its backslash-newlines joined (a directive may be split
+    by them), each joined line padded so line numbers stay right."""
+    lines, out, carry = text.split("\n"), [], ""
+    pending = 0
+    for line in lines:
+        if line.endswith("\\"):
+            carry += line[:-1]
+            pending += 1
+            continue
+        out.append(carry + line)
+        out += [""] * pending
+        carry, pending = "", 0
+    if carry:
+        out.append(carry)
+    return "\n".join(out)
+
+
 def scan_source(path, variant_macros):
     """Refusals of the source file @path: the lines naming a variant macro,
-    inline assembly, or a forbidden attribute."""
+    inline assembly, or a forbidden attribute, and #line directives."""
     rel = os.path.relpath(path, ROOT)
     try:
-        text = _strip(open(path, errors="replace").read())
+        text = _strip(_spliced(open(path, errors="replace").read()))
     except OSError as e:
         return ["%s: cannot be read (%s)" % (rel, e.strerror)]
     found = []
     for no, line in enumerate(text.splitlines(), 1):
+        if LINE_DIRECTIVE.match(line):
+            found.append("%s:%d: a #line directive (or line marker) is not allowed: the "
+                         "grader must know where each line comes from" % (rel, no))
         for name in IDENT.findall(line):
             if name in variant_macros or name in VARIANT_NAMES or name.startswith(VARIANT_PREFIXES):
                 found.append("%s:%d: names %s, which differs between the builds the "
@@ -99,7 +178,7 @@ def scan_source(path, variant_macros):
             elif name in ASM:
                 found.append("%s:%d: inline assembly (%s) is not allowed" % (rel, no, name))
     for m in ATTRIBUTE.finditer(text):
-        bad = [a for a in IDENT.findall(m.group(1)) if a in BAD_ATTRIBUTES]
+        bad = [a for a in IDENT.findall(m.group(1)) if a.strip("_") in BAD_ATTRIBUTES]
         if bad:
             no = text.count("\n", 0, m.start()) + 1
             found.append("%s:%d: attribute %s is not allowed (no code may run before "
@@ -107,30 +186,42 @@ def scan_source(path, variant_macros):
     return sorted(set(found), key=found.index)
 
 
+def _flags(cmd):
+    """The words of a variant's compile command, without dependency
+    output (the check writes its own)."""
+    return [w for w in cmd.split() if w not in ("-MMD", "-MP")]
+
+
+class _OverLimit(Exception):
+    """A compiler pass over a student's file went over a build limit: the
+    file is refused (the line says which limit)."""
+
+
+def _compile(cmd, what, cap=None):
+    """Run compiler pass @cmd jailed (kit.sandbox.compile); _OverLimit if
+    a limit stopped it."""
+    c = sandbox.compile(cmd, cap=cap)
+    if c.limit:
+        raise _OverLimit("%s: %s" % (what, c.out.strip().splitlines()[-1]))
+    return c
+
+
 def variant_macros(lab, sources):
     """The macros whose definitions differ between the variants' builds of
-    @sources (compiler -dM -E over all of them at once, nothing run; the
-    variants side by side)."""
-    runs = []
+    @sources (compiler -dM -E over all of them at once, nothing run); none
+    if a file does not preprocess (scan_tokens() then says why)."""
     first = sum((["-include", s] for s in sources), [])
-    for variant, cmd in sorted(lab.compile.items()):
-        flags = [w for w in cmd.split() if w not in ("-MMD", "-MP")]
-        runs.append((variant, subprocess.Popen(
-            flags + ["-dM", "-E"] + first + ["-x", "c", os.devnull], cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)))
+    jobs = sorted(lab.compile.items())
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = list(pool.map(lambda vc: _compile(
+            _flags(vc[1]) + ["-w", "-dM", "-E"] + first + ["-x", "c", os.devnull],
+            "%s -dM -E" % vc[0]), jobs))
     defs = []
-    for variant, p in runs:
-        try:
-            out, err = p.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            out, err = p.communicate()
-        if p.returncode != 0:
-            raise PrecheckError("%s -dM -E %s failed: %s" % (variant, " ".join(sources),
-                                                            (err.strip().splitlines() or [""])[-1]))
+    for (variant, cmd), c in zip(jobs, runs):
+        if not c.ok:
+            return set()        # the passes below say why, in the student's words
         d = {}
-        for line in out.splitlines():
+        for line in c.result.out.splitlines():
             m = IDENT.match(line[len("#define "):]) if line.startswith("#define ") else None
             if m:
                 d[m.group(0)] = line
@@ -203,47 +294,245 @@ def _own_error(out, src):
     for line in out.splitlines():
         if line.startswith(src + ":") and "error" in line:
             return os.path.basename(src) + line[len(src):][:200]
-    return "an #include of a file that does not exist, or an #error"
+    return "an #include of a file that does not exist here, or an #error"
+
+
+def _sources(lab, kinds=(".c", ".h")):
+    return [os.path.join(lab.impl_dir, f) for f in lab.edit if f.endswith(kinds)]
+
+
+def _deps_refusals(lab, rel, deps, cc):
+    """Refusals of the files @deps (paths as the compiler printed them)
+    that source @rel may not read (module doc)."""
+    own = {os.path.realpath(os.path.join(ROOT, s)) for s in _sources(lab)}
+    folders, system = _allowed_folders(lab), system_dirs(cc)
+    found = []
+    for dep in deps:
+        real = os.path.realpath(os.path.join(ROOT, dep))
+        header = real.endswith(".h") and any(_under(real, f) for f in folders)
+        if real in own or header or any(_under(real, f) for f in system):
+            continue
+        if _kit_copy(real, folders):
+            continue
+        shown = os.path.relpath(real, ROOT) if _under(real, ROOT) else dep
+        found.append("%s: includes %s, which a file of this lab may not include "
+                     "(only the lab's headers, common/'s and the C library's)" % (rel, shown))
+    return found
 
 
 def includes(lab):
-    """Refusals of the files tree lab.impl's sources of @lab include: one
-    line per source and file outside what the lab allows (module doc).
-    Nothing of what the compiler says is shown: only the student's own
-    spelling of a path they may not include."""
-    sources = [os.path.join(lab.impl_dir, f) for f in lab.edit if f.endswith((".c", ".h"))]
-    own = {os.path.realpath(os.path.join(ROOT, s)) for s in sources}
-    folders = _allowed_folders(lab)
-    found = []
-    for variant, cmd in sorted(lab.compile.items()):
-        flags = [w for w in cmd.split() if w not in ("-MMD", "-MP")]
-        system = system_dirs(flags[0])
-        for src in sources:
-            if not src.endswith(".c"):
-                continue
-            rel = os.path.relpath(os.path.join(ROOT, src), ROOT)
-            with tempfile.TemporaryDirectory() as tmp:
-                deps = os.path.join(tmp, "deps")
-                r = proc.run(flags + ["-M", "-MF", deps, "-w", "-o", os.devnull,
-                                      os.path.join(ROOT, src)], 60, cwd=ROOT)
-                rule = open(deps).read() if os.path.exists(deps) else ""
-            if r.rc != 0:
-                found.append("%s: the preprocessor stops on it: %s" % (rel, _own_error(
-                    r.out, os.path.join(ROOT, src))))
-                continue
-            for dep in _dependencies(rule)[1:]:
-                real = os.path.realpath(os.path.join(ROOT, dep))
-                header = real.endswith(".h") and any(_under(real, f) for f in folders)
-                if real in own or header or any(_under(real, f) for f in system):
-                    continue
-                if _kit_copy(real, folders):
-                    continue
-                shown = os.path.relpath(real, ROOT) if _under(real, ROOT) else dep
-                found.append("%s: includes %s, which a file of this lab may not include "
-                             "(only the lab's headers, common/'s and the C library's)"
-                             % (rel, shown))
-    return sorted(set(found), key=found.index)
+    """The refusals of tree lab.impl's sources of @lab that must stop it
+    before anything of it is built: a file it may not read, a file the
+    preprocessor stops on, a build limit.  It reads everything check()
+    reads before the build (the text, the preprocessed units: module doc)
+    and keeps those refusals for check() (lab.precheck_later)."""
+    try:
+        now, later = _before_build(lab)
+    except _OverLimit as e:
+        now, later = [str(e)], []
+    lab.precheck_later = later
+    return now
 
+
+def _before_build(lab):
+    """(refusals that stop the build, the others) of the text and the
+    preprocessed units; a build limit raises _OverLimit."""
+    c_files = _sources(lab, ".c")
+    macros = variant_macros(lab, c_files) if c_files else set()
+    now, later = [], sum((scan_source(src, macros) for src in _sources(lab)), [])
+    student = _Student(lab)
+    for src in c_files:
+        rel = os.path.relpath(os.path.join(ROOT, src), ROOT)
+        jobs = sorted(lab.compile.items())
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            units = list(pool.map(lambda vc: scan_tokens(vc[0], vc[1], src, student), jobs))
+            plain = list(pool.map(lambda cc: scan_preprocessed(lab.compile["plain"], src,
+                                                               student, cc),
+                                  _compilers(lab.compile["plain"])))
+        for (variant, cmd), unit in zip(jobs, units):
+            now += _deps_refusals(lab, rel, unit.deps, _token_flags(cmd)[0])
+        for unit in plain:
+            now += _deps_refusals(lab, rel, unit.deps, unit.cc)
+        for unit in units + plain:
+            (now if unit.stopped else later).extend(unit.refusals)
+        if not any(u.stopped for u in units + plain):
+            later += _variant_lines([(v, u.lines) for (v, _), u in zip(jobs, units)]
+                                    + [("%s -E" % u.cc_name, u.lines) for u in plain])
+    return _unique(now), _unique(later)
+
+
+def _unique(lines):
+    return sorted(set(lines), key=lines.index)
+
+
+def _variant_lines(seen):
+    """Refusals of lines compiled in some of @seen's (build, lines) only."""
+    every = set.intersection(*[lines for _, lines in seen]) if seen else set()
+    found = []
+    for variant, lines in seen:
+        for where, line in sorted(lines - every)[:1]:
+            found.append("%s:%d: compiled in the %s build but not in every build the tests "
+                         "use: the code must not depend on how it is built"
+                         % (os.path.relpath(os.path.join(ROOT, where), ROOT), line, variant))
+    return found
+
+
+# --- the preprocessed unit ---------------------------------------------------------
+
+def _token_flags(cmd, cc=None):
+    """The variant's flags for compiler @cc (default clang: -dump-tokens is
+    clang's; the kit's compiler may be gcc, whose flags clang does not all
+    know), warnings off."""
+    if cc is None:
+        cc = shutil.which("clang")
+        if not cc:
+            raise PrecheckError("clang is not installed ('make deps' installs it): the "
+                                "pre-build check reads the preprocessed file with it")
+        return [cc] + [w for w in _flags(cmd)[1:] if w not in ("-Werror", "-Wno-tsan")] + ["-w"]
+    return [cc] + _flags(cmd)[1:] + ["-w"]
+
+
+def _compilers(cmd):
+    """The compilers whose -E the check reads: clang, and the kit's own if
+    it is another (a condition on the compiler is one on the build)."""
+    cc = _flags(cmd)[0]
+    return [None] if os.path.basename(cc).startswith("clang") else [None, cc]
+
+
+class _Student:
+    """Tells the student's files (the tree's folder, but not a header
+    identical to the kit's) from the kit's, by the path the compiler
+    prints."""
+
+    def __init__(self, lab):
+        self.folder = os.path.realpath(os.path.join(ROOT, lab.impl_dir))
+        self.kit = _allowed_folders(lab)
+        self.known = {}
+
+    def __call__(self, path):
+        if path.startswith("<scratch"):
+            return True
+        if path not in self.known:
+            real = os.path.realpath(os.path.join(ROOT, path))
+            self.known[path] = (os.path.dirname(real) == self.folder
+                                and not _kit_copy(real, self.kit))
+        return self.known[path]
+
+
+class _Unit:
+    """What one pass over a preprocessed unit found: refusals, lines (the
+    student's (file, line)s that compile), deps (the files read), stopped
+    (the compiler stopped on it), cc and cc_name (the compiler)."""
+
+    def __init__(self, refusals=(), lines=(), deps=(), stopped=False, cc=None):
+        self.refusals, self.lines, self.deps = list(refusals), set(lines), list(deps)
+        self.stopped, self.cc = stopped, cc
+        self.cc_name = os.path.basename(cc or "clang")
+
+
+def _attribute_names(tokens, i):
+    """The names in the attribute list opening at tokens[i] (after
+    __attribute__, or at [[), each with its token."""
+    names, depth, j, expect = [], 0, i, True
+    while j < len(tokens):
+        text = tokens[j][1]
+        if text in ("(", "["):
+            depth += 1
+            expect = True
+        elif text in (")", "]"):
+            depth -= 1
+            if depth == 0:
+                break
+        elif text in (",", "::"):
+            expect = True
+        elif expect and depth in (1, 2) and re.match(r"^\w+$", text):
+            names.append((text, tokens[j]))
+            expect = False
+        else:
+            expect = False
+        j += 1
+    return names
+
+
+def _at(where, line):
+    return "%s:%s" % (where if where.startswith("<") else
+                      os.path.relpath(os.path.join(ROOT, where), ROOT), line)
+
+
+def scan_tokens(variant, cmd, src, student):
+    """The _Unit of @src in @variant: clang -dump-tokens (where each token
+    was spelled) and -MD (the files it read)."""
+    rel = os.path.relpath(os.path.join(ROOT, src), ROOT)
+    with tempfile.TemporaryDirectory() as tmp:
+        deps = os.path.join(tmp, "deps")
+        c = _compile(_token_flags(cmd) + ["-fsyntax-only", "-Xclang", "-dump-tokens",
+                                          "-MD", "-MF", deps, src],
+                     "%s: %s tokens" % (rel, variant), cap=TOKENS_CAP)
+        rule = open(deps).read() if os.path.exists(deps) else ""
+    if c.result.truncated:
+        return _Unit(["%s: the preprocessed file is too large to check" % rel], stopped=True)
+    mine = (os.path.dirname(src) + os.sep, "<scratch")
+    tokens = [m.groups() for m in map(TOKEN.match, (
+        l for l in c.result.out.splitlines() if mine[0] in l or mine[1] in l)) if m]
+    if not c.ok:
+        return _Unit(["%s: the preprocessor stops on it: %s" % (rel, _own_error(c.out, src))],
+                     stopped=True)
+    found, lines = [], set()
+    for i, (kind, text, where, line, spelled) in enumerate(tokens):
+        if not student(where):
+            continue
+        lines.add((where, int(line)))
+        own = student(spelled or where)
+        if kind == "asm" and own:
+            found.append("%s: inline assembly (%s) is not allowed" % (_at(where, line), text))
+        elif own and text.startswith("__builtin_") and text not in BUILTINS \
+                and not text.startswith(BUILTIN_PREFIXES):
+            found.append("%s: %s is not allowed (the handout lists what a file may use)"
+                         % (_at(where, line), text))
+        elif kind == "__attribute" or (text == "[" and i + 1 < len(tokens)
+                                       and tokens[i + 1][1] == "["):
+            for name, tok in _attribute_names(tokens, i + 1 if kind == "__attribute" else i):
+                if student(tok[4] or tok[2]) and name.strip("_") not in ATTRIBUTES:
+                    found.append("%s: attribute %s is not allowed (nothing may place code "
+                                 "or data, rename, run before or after the tests, or "
+                                 "change how a build checks it)" % (_at(where, line), name))
+    return _Unit(found, lines, _dependencies(rule)[1:])
+
+
+def scan_preprocessed(cmd, src, student, cc=None):
+    """The _Unit of @src's -E with compiler @cc (None: clang) and the
+    variant's flags @cmd: a #pragma or _Pragma in the student's lines (the
+    markers say whose each line is), the lines that compile, the files
+    entered."""
+    rel = os.path.relpath(os.path.join(ROOT, src), ROOT)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "unit.i")
+        c = _compile(_token_flags(cmd, cc) + ["-E", "-o", out, src], "%s -E" % rel)
+        text = open(out, errors="replace").read() if c.ok and os.path.exists(out) else ""
+    cc = cc or _token_flags(cmd)[0]
+    if not c.ok:
+        return _Unit(["%s: the preprocessor stops on it: %s" % (rel, _own_error(c.out, src))],
+                     stopped=True, cc=cc)
+    found, lines, files, where, line = [], set(), set(), src, 0
+    for l in text.splitlines():
+        m = MARKER.match(l)
+        if m:
+            line, where = int(m.group(1)), m.group(2)
+            if not where.startswith("<"):
+                files.add(where)
+            continue
+        if student(where):
+            if l.lstrip().startswith("#pragma") and not (
+                    where.endswith(".h") and l.split()[1:2] == ["once"]):
+                found.append("%s: %s is not allowed (it changes how the file is built)"
+                             % (_at(where, line), " ".join(l.split()[:3])))
+            elif l.strip():
+                lines.add((where, line))
+        line += 1
+    return _Unit(found, lines, sorted(files - {src}), cc=cc)
+
+
+# --- the object --------------------------------------------------------------------
 
 def _tool(cmd):
     r = proc.run(cmd, 60)
@@ -252,15 +541,81 @@ def _tool(cmd):
     return r.out
 
 
+SECTION_LINE = re.compile(r"^\s*\[\s*(\d+)\]\s+(\S*)\s+(\S+)\s+\S+\s+\S+\s+\S+\s+\S+\s+([A-Z]*)\s+\d")
+
+
+def sections(obj):
+    """{index: (name, type, flags)} of the object's sections."""
+    found = {}
+    for line in _tool(["readelf", "-SW", obj]).splitlines():
+        m = SECTION_LINE.match(line)
+        if m:
+            found[int(m.group(1))] = (m.group(2), m.group(3), m.group(4))
+    return found
+
+
+def symbols(obj):
+    """[(name, type, bind, section index or UND/ABS/COM)] of the object."""
+    found = []
+    for line in _tool(["readelf", "-sW", obj]).splitlines():
+        f = line.split()
+        if len(f) >= 7 and f[0].endswith(":") and f[0][:-1].isdigit():
+            found.append((f[7] if len(f) > 7 else "", f[3], f[4], f[6]))
+    return found
+
+
+def relocations(obj):
+    """{section name: [(type, symbol)]} of the object's relocations."""
+    found, current = {}, None
+    for line in _tool(["readelf", "-rW", obj]).splitlines():
+        m = re.match(r"^Relocation section '\.rela?(.*)' at", line)
+        if m:
+            current = found.setdefault(m.group(1), [])
+            continue
+        f = line.split()
+        if current is not None and len(f) >= 3 and f[2].startswith("R_"):
+            current.append((f[2], f[4] if len(f) > 4 else ""))
+    return found
+
+
 def scan_object(obj, source, allowed, api):
     """Refusals of object file @obj (compiled from @source)."""
     rel = os.path.relpath(source, ROOT)
     found = []
-    for line in _tool(["readelf", "-SW", obj]).splitlines():
-        m = re.search(r"\]\s+(\S+)", line)
-        if m and m.group(1).startswith(BAD_SECTIONS):
+    secs = sections(obj)
+    code = {i for i, (n, t, fl) in secs.items() if "X" in fl}
+    for i, (name, kind, flags) in sorted(secs.items()):
+        if i == 0:
+            continue
+        if name.startswith(BAD_SECTIONS):
             found.append("%s: has a constructor or destructor (section %s): no code may "
-                         "run before or after the tests" % (rel, m.group(1)))
+                         "run before or after the tests" % (rel, name))
+        elif CODE_SECTION.match(name):
+            if flags.replace("G", "") != "AX":
+                found.append("%s: section %s has flags %s: code is AX, never writable"
+                             % (rel, name, flags))
+        elif DATA_SECTION.match(name):
+            if "X" in flags:
+                found.append("%s: section %s is executable: data never is" % (rel, name))
+        elif not TOOL_SECTION.match(name) or "X" in flags or (
+                "A" in flags and name not in (".eh_frame",) and not name.startswith(".note.")):
+            found.append("%s: has a section %s (%s): only code, read-only data, data "
+                         "and bss may be placed" % (rel, name, flags or "no flags"))
+    names = {i: n for i, (n, _, _) in secs.items()}
+    kinds = {}
+    for name, kind, bind, ndx in symbols(obj):
+        kinds[name] = kind
+        where = int(ndx) if ndx.isdigit() else None
+        if kind == "OBJECT" and where in code:
+            found.append("%s: %s is data placed in code (section %s)"
+                         % (rel, name, names.get(where)))
+        elif kind == "FUNC" and where is not None and where not in code:
+            found.append("%s: %s is code placed in data (section %s)"
+                         % (rel, name, names.get(where)))
+        elif kind == "GNU_IFUNC":
+            found.append("%s: defines %s as an ifunc: not allowed" % (rel, name))
+        elif kind == "TLS" and bind != "LOCAL" and name not in api:
+            found.append("%s: defines thread-local %s: make it static" % (rel, name))
     for line in _tool(["nm", "-P", obj]).splitlines():
         fields = line.split()
         if len(fields) < 2:
@@ -271,33 +626,44 @@ def scan_object(obj, source, allowed, api):
                 found.append("%s: uses %s, which a file of this lab may not use (its handout "
                              "lists what it may)" % (rel, name))
         elif kind == "i":
-            found.append("%s: defines %s as an ifunc: not allowed" % (rel, name))
+            continue                # said above
         elif kind.isupper() and kind not in "TW" and name not in api:
             found.append("%s: defines global data %s: make it static (the lab's "
                          "API names the data a file may define)" % (rel, name))
         elif kind in "TW" and name not in api:
             found.append("%s: defines %s, which is not part of the lab's API: make it "
                          "static" % (rel, name))
-    return found
+    code_names = {names[i] for i in code}
+    for target, relocs in sorted(relocations(obj).items()):
+        if target == ".eh_frame" or target.startswith(".debug_"):
+            continue                # the unwinder's and the debugger's
+        in_code = CODE_SECTION.match(target) is not None
+        for rtype, sym in relocs:
+            if rtype not in CODE_RELOCS:
+                found.append("%s: relocation %s in %s: not one a C compiler emits for "
+                             "the lab's code" % (rel, rtype, target))
+            elif not in_code and (kinds.get(sym) == "FUNC" or sym in code_names or (
+                    kinds.get(sym) == "NOTYPE" and sym not in DATA_POINTEES)):
+                found.append("%s: data in %s holds the address of %s: no table of "
+                             "function pointers (the lab's API needs none)" % (rel, target, sym))
+    return sorted(set(found), key=found.index)
 
 
 def check(lab):
     """The refusals of tree lab.impl's files of @lab, one line each ([]:
-    accepted).  The plain objects must be built (lab.objs)."""
+    accepted): what includes() read and kept, and the objects.  The plain
+    objects must be built (lab.objs)."""
     allowed = set(lab.kit_symbols) | set(lab.symbols) | set(lab.api)
-    found = []
-    sources = [os.path.join(lab.impl_dir, f) for f in lab.edit if f.endswith((".c", ".h"))]
-    c_files = [s for s in sources if s.endswith(".c")]
-    macros = variant_macros(lab, c_files) if c_files else set()
-    for src in sources:
-        found += scan_source(src, macros)
+    if not hasattr(lab, "precheck_later"):
+        includes(lab)
+    found = list(lab.precheck_later)
+    c_files = _sources(lab, ".c")
     if not lab.api:
         return found
     objs = {os.path.splitext(os.path.basename(o))[0]: o for o in lab.objs}
-    for src in sources:
-        if src.endswith(".c"):
-            obj = objs.get(os.path.splitext(os.path.basename(src))[0])
-            if not obj or not os.path.exists(obj):
-                raise PrecheckError("no object %s for %s" % (obj, src))
-            found += scan_object(obj, src, allowed, set(lab.api))
-    return found
+    for src in c_files:
+        obj = objs.get(os.path.splitext(os.path.basename(src))[0])
+        if not obj or not os.path.exists(obj):
+            raise PrecheckError("no object %s for %s" % (obj, src))
+        found += scan_object(obj, src, allowed, set(lab.api))
+    return _unique(found)

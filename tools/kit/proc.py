@@ -146,6 +146,8 @@ def run(cmd, timeout, env=None, cwd=ROOT, cap=None, cpu=None, jail=None):
     """
     start = time.monotonic()
     cpu = limits.CPU_LIMIT if cpu is None else cpu
+    if jail:
+        env = jail.environ(env)
     try:
         p = subprocess.Popen(jail.argv(cmd, cwd) if jail else cmd, cwd=cwd, env=env,
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -18,6 +18,7 @@ it.  target() finds the lab it is for -- LAB=, the lab folder it is in,
 its "lab N" line, or its name (labN-*.sched) -- and the program is that
 lab's race binary of the tree graded (IMPL), built by make.
 """
+import difflib
 import os
 import re
 import shlex
@@ -272,14 +273,93 @@ def commands(t, sched, rr_ok):
 class Item:
     """One graded scenario or exercise.
 
+    name      the scenario's name, or the exercise's file
     ok        it met its expectation
     line      "PASS|FAIL name ...: why", one line
+    why       what it ended in, one line
     verdict   PASS, FAIL, CRASH, TIMEOUT, OOM, DEADLOCK or LIVELOCK
     alone     the command that reruns it alone, outside the grader
+    excerpt   the steps of its timeline around the verdict (excerpt())
+    exercise  whether it is an exercise; sched: its file, as shown
     """
 
-    def __init__(self, ok, line, verdict, alone):
+    def __init__(self, ok, line, verdict, alone, name="", why="", excerpt=(), sched=None):
         self.ok, self.line, self.verdict, self.alone = ok, line, verdict, alone
+        self.name, self.why, self.excerpt = name, why, list(excerpt)
+        self.exercise, self.sched = sched is not None, sched
+
+
+# The timeline's cells, "function.op(object) = value", say what "= value" is.
+LEGEND = ("(a cell is function.op(object) = v: v is what the step read -- for an "
+          "update, the value before it -- or wrote)")
+NOT_WRITTEN = schedfile.NOT_WRITTEN
+
+
+def with_legend(out):
+    """@out (a run's or a replay's output) with LEGEND above its timeline."""
+    return "\n".join((LEGEND + "\n" + l) if l.startswith("step |") else l
+                     for l in out.splitlines())
+
+
+def columns(out):
+    """{thread: [the labels of its steps, in order]} of the timeline in
+    @out ("T1": ["cache_lookup_unlocked.spin_lock", ...])."""
+    lines = out.splitlines()
+    head = next((k for k, l in enumerate(lines) if l.startswith("step |")), None)
+    if head is None or head + 1 >= len(lines):
+        return {}
+    cuts = [k for k, c in enumerate(lines[head + 1]) if c == "+"] + [None]
+    names = [c.split()[0] for c in lines[head].split("|")[1:] if c.split()]
+    found = {n: [] for n in names}
+    for l in lines[head + 2:]:
+        if not re.match(r"^ *\d+ \|", l):
+            break
+        for n, a, b in zip(names, cuts, cuts[1:]):
+            cell = l[a + 1:b].strip(" |")
+            if cell:
+                label = cell.split("(")[0].split(" =")[0].strip()
+                if label not in found[n]:
+                    found[n].append(label)
+    return found
+
+
+_DIVERGED = re.compile(r"diverged at step \d+: expected (\S+) (\S+), runnable .*?"
+                       r"\(schedule line (\d+)\)")
+
+
+def diverged_help(n, sched, out):
+    """The lines that help with a replay @out that diverged because a run
+    line names a step its thread never reaches: the thread's steps in the
+    replay, and the closest to the label asked for; [] otherwise."""
+    m = _DIVERGED.search(out)
+    if not m:
+        return []
+    thread, label, line = m.group(1), m.group(2), m.group(3)
+    steps = columns(out).get(thread, [])
+    if not steps or label in steps:
+        return []
+    close = difflib.get_close_matches(label, steps, 1, 0.6)
+    return ["%s:%s: %s never reaches a step '%s'.  Its steps in this replay: %s.%s"
+            % (escape(sched), line, thread, label, ", ".join(steps),
+               "  Closest: '%s'." % close[0] if close else
+               "  'make race-%d' prints the timeline with every label." % n)]
+
+
+def excerpt(out, rows=8):
+    """The timeline in @out (a run's or a replay's output) cut to its last
+    @rows steps before the verdict: the legend, the header, '...', the
+    steps, the verdict line; [] if @out has no timeline."""
+    lines = out.splitlines()
+    head = next((k for k, l in enumerate(lines) if l.startswith("step |")), None)
+    if head is None:
+        return []
+    steps, k = [], head + 2
+    while k < len(lines) and re.match(r"^ *\d+ \|", lines[k]):
+        steps.append(lines[k])
+        k += 1
+    end = [l for l in lines[k:k + 3] if l.startswith(("verdict:", "violation:", "diverged"))]
+    cut = ["  ..."] if len(steps) > rows else []
+    return [LEGEND] + lines[head:head + 2] + cut + steps[-rows:] + end[:1]
 
 
 def _broken(r):
@@ -301,12 +381,13 @@ def grade_scenario(binary, sc):
     r, o = run(binary, sc.name, jail=True)
     if o is None:
         last = r.tail(1) or ["no output"]
-        return Item(False, "FAIL %s: no result (%s): %s" % (sc.name, r.status(), last[0]),
-                    _broken(r), alone)
+        why = "no result (%s): %s" % (r.status(), last[0])
+        return Item(False, "FAIL %s: %s" % (sc.name, why), _broken(r), alone, sc.name, why)
     ok = r.rc == 0 and o.met
-    return Item(ok, "%s %s (%s, got %s): %s" % ("PASS" if ok else "FAIL", sc.name,
-                                                o.expect, o.got, o.describe()[:160]),
-                "PASS" if ok else _failed(o), alone)
+    why = "%s, got %s: %s" % (o.expect, o.got, o.describe()[:160])
+    return Item(ok, "%s %s (%s)" % ("PASS" if ok else "FAIL", sc.name, why),
+                "PASS" if ok else _failed(o), alone, sc.name, why,
+                () if ok else excerpt(r.out))
 
 
 # A verdict about an access: "KIND: FUNCTION.OP on obj#N (cache, size,
@@ -333,31 +414,44 @@ def at_step(ex, verdict):
     return where and (not ex.access or access == ex.access)
 
 
-def grade_exercise(binary, ex, impl_dir):
+def grade_exercise(binary, ex, impl_dir, shown_dir=None):
     """The Item of exercise @ex: the student's schedule file in @impl_dir
-    replays to its verdict, at the step the manifest names (at_step)."""
+    replays to its verdict, at the step the manifest names (at_step).
+    @shown_dir: the folder as the student names it (default @impl_dir)."""
     sched = os.path.join(impl_dir, ex.file)
+    shown = os.path.join(shown_dir or impl_dir, ex.file)
     alone = "%s replay %s --scenario %s --expect %s" % (binary, sched, ex.scenario, ex.verdict)
+
+    def item(ok, why, verdict, lines=()):
+        sep = " " if why.startswith(("must end", "replays to")) else ": "
+        return Item(ok, "%s %s%s%s" % ("PASS" if ok else "FAIL", ex.file, sep, why), verdict,
+                    alone, ex.file, why, lines, shown)
     if not os.path.exists(sched):
-        return Item(False, "FAIL %s: %s does not exist" % (ex.file, sched), "FAIL", alone)
+        return item(False, "%s does not exist" % shown, "FAIL")
+    try:
+        problem = schedfile.exercise_problem(schedfile.read(sched), ex)
+    except SchedError as e:
+        problem = str(e)
+    if problem:
+        return item(False, problem, "FAIL")
     r, o = replay(binary, sched, ex.scenario, ex.verdict, jail=True)
     if o is None:
         last = r.tail(1) or ["no output"]
-        return Item(False, "FAIL %s: %s" % (ex.file, last[0]), _broken(r), alone)
+        return item(False, last[0], _broken(r))
     if o.met and at_step(ex, o.verdict):
-        return Item(True, "PASS %s replays to: %s" % (ex.file, o.verdict[:160]), "PASS", alone)
+        return item(True, "replays to: %s" % o.verdict[:160], "PASS")
     want = "%s at %s" % (ex.verdict, ex.at)
     if ex.access:
         want += " by %s %s" % ("an" if ex.access == "update" else "a", ex.access)
-    return Item(False, "FAIL %s must end in %s; it replays to: %s"
-                % (ex.file, want, o.verdict[:160] or o.got), _failed(o), alone)
+    return item(False, "must end in %s; it replays to: %s" % (want, o.verdict[:160] or o.got),
+                _failed(o), excerpt(r.out) + diverged_help(getattr(ex, "lab", "N"), shown, r.out))
 
 
-def grade_items(binary, exercises=(), impl_dir=None):
+def grade_items(binary, exercises=(), impl_dir=None, shown_dir=None):
     """[Item]: every graded scenario of @binary, then each exercise.  Demo
     scenarios are left out."""
     items = [grade_scenario(binary, sc) for sc in scenarios(binary, jail=True) if sc.graded]
-    return items + [grade_exercise(binary, ex, impl_dir) for ex in exercises]
+    return items + [grade_exercise(binary, ex, impl_dir, shown_dir) for ex in exercises]
 
 
 def grade(binary, exercises=(), impl_dir=None):

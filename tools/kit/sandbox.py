@@ -1,51 +1,84 @@
-"""kit.sandbox - where the code under test runs when it is graded.
+"""kit.sandbox - where the code under test runs, and where it is built.
 
 A Jail is the walls and the limits of one run (kit.proc.run(..., jail=)):
 
-  walls     bubblewrap (bwrap, the sandbox Flatpak uses): the whole file
-            system read-only -- the kit, its build outputs, tests/, common/,
-            tools/ -- except the run's Drop; a private /tmp; no network; no
-            capabilities; its own PID namespace, so that when the command
-            ends every process it left behind is killed by the kernel.
-  limits    CPU seconds per process (RLIMIT_CPU), bytes per file written
-            (RLIMIT_FSIZE), no core files; processes and threads at once
-            (a pids cgroup, where one can be made); resident memory summed
-            over the run's processes, watched every WATCH_INTERVAL seconds
-            (killed whole over MEM_LIMIT: OOM).  Every limit is a setting of
+  walls     bubblewrap (bwrap, the sandbox Flatpak uses), with a file system
+            made of what the run needs and nothing else: the system's
+            programs and libraries (SYSTEM, read-only), the files the
+            command names (the test binary, a schedule file: read-only),
+            the folders the run was given (@see read-only, @write
+            writable), the run's Drop, and a private /tmp and /dev/shm of
+            TMP_LIMIT bytes each.  Not the kit: no solutions/, no tests/
+            sources, no other build output, no other submission.  No
+            network, no capabilities, its own PID and IPC namespaces, so
+            that when the command ends every process it left behind is
+            killed by the kernel.
+  limits    memory of all the run's processes together, counted by the
+            kernel (a memory cgroup, v2 or v1's controller: shared memory
+            and the tmpfs files included); where no memory cgroup can be
+            made, their resident and shared memory summed every
+            WATCH_INTERVAL s (not RLIMIT_AS: it would turn an allocation
+            over the limit into a NULL the code under test handles, so the
+            verdict would depend on the machine; the compiler gets it).  Processes and threads at once (a pids cgroup),
+            CPU seconds per process (RLIMIT_CPU), bytes per file written
+            (RLIMIT_FSIZE), no core files.  Every limit is a setting of
             kit/limits.py.
   reaping   when the command ends or a limit is hit, every process of the
             run is killed (the cgroup's, or every descendant; the tools are
-            a child subreaper, so a process that detached itself is still a
-            descendant).
+            a child subreaper, so a process that detached itself is still
+            a descendant).
+  lockdown  KIT_LOCKDOWN=1 in the run's environment: the kit's harness,
+            in every process that runs code under test, installs its
+            seccomp filter before the first instruction of that code
+            (common/evidence.h, kit_lockdown()).
 
-Where bwrap cannot run (not installed, or no namespaces), the run has the
+compile() runs a compiler in a Jail that sees only the compiler, the
+folders of its -I options, its sources and the folder it writes, under
+the BUILD_* limits, and cuts every message about a file that is not the
+student's to that file's name: mk/build.mk compiles the students' files
+with it (python3 -m kit.sandbox cc -- CC ARGS...), and kit.precheck runs
+its preprocessor passes with it.
+
+Where bwrap cannot run (not installed, or no namespaces), the runs have the
 limits and the reaping but no walls: mode() says why in one line, and
 grade.py prints it.  KIT_SANDBOX=none asks for that mode.
 
 A Drop is the one directory a run may write into: the evidence the grader
 reads (Criterion's report, the tests' end marks, TSan's log, the race
 binary's result).  Its files have random names and the directory cannot be
-listed from inside the sandbox (mode 0300, no capabilities), so code under
-test that could write files still could not find them.
+listed from inside the sandbox (mode 0300, no capabilities).  The lines of
+an evidence file must carry the run's token: a line without it, or a line
+the harness writes once written twice, is a suspicion (suspicions()), and
+the grade of that part is SUSPECT.  The token is in no environment the
+code under test could read (not bwrap's): it is in a file of the drop,
+KIT_EVIDENCE_TOKEN_FILE, which the harness reads and removes before any
+code under test runs (common/evidence.c).
 """
 import ctypes
 import os
+import re
+import resource
 import secrets
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
-from . import limits
+from . import ROOT, limits, proc
 
-CGROUP_ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup")
-BWRAP_WALLS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-               "--tmpfs", "/tmp", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-               "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+# What every jailed program may read: the system's programs, libraries and
+# the loader's configuration.  A symbolic link (merged /usr) stays one.
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+          "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")
+BWRAP_WALLS = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+               "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+               "--proc", "/proc", "--dev", "/dev"]
 PR_SET_CHILD_SUBREAPER = 36
 
 _mode = None
+_suspicions = []
 
 
 def mode():
@@ -62,7 +95,7 @@ def _probe():
     if not shutil.which("bwrap"):
         return "rlimits", "bwrap is not installed ('make deps' installs bubblewrap)"
     try:
-        r = subprocess.run(["bwrap"] + BWRAP_WALLS + ["true"], stdin=subprocess.DEVNULL,
+        r = subprocess.run(["bwrap"] + _walls() + ["true"], stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=20)
     except (OSError, subprocess.TimeoutExpired) as e:
         return "rlimits", "bwrap cannot run here (%s)" % e
@@ -72,17 +105,38 @@ def _probe():
     return "bwrap", ""
 
 
+def _walls():
+    """bwrap's arguments for an empty root holding only SYSTEM, /proc,
+    /dev and the private, size-limited /tmp and /dev/shm."""
+    args = list(BWRAP_WALLS)
+    for path in SYSTEM:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    size = str(limits.TMP_LIMIT << 20)
+    args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm"]
+    if any(_under(ROOT, p) for p in SYSTEM):
+        args += ["--tmpfs", ROOT]          # the kit is under /usr: hide it
+    return args
+
+
 def notice():
     """One line: what protects a graded run on this machine."""
     kind, why = mode()
-    procs = ("%d processes" % limits.PROC_LIMIT if limits_processes()
+    cg = _Cgroups.probe()
+    procs = ("%d processes" % limits.PROC_LIMIT if "pids" in cg
              else "processes not limited (no pids cgroup)")
+    mem = ("%d MiB (memory cgroup %s)" % (limits.MEM_LIMIT, cg["memory"]) if "memory" in cg
+           else "%d MiB (no memory cgroup: resident and shared memory watched)"
+           % limits.MEM_LIMIT)
     if kind == "bwrap":
-        return ("sandbox: bwrap (kit read-only, own PID namespace, no network); "
-                "limits: %d MiB, %s, %d CPU s" % (limits.MEM_LIMIT, procs, limits.CPU_LIMIT))
-    return ("sandbox: rlimits only -- %s: the kit's files are not read-only to the code "
-            "under test (the grader checks the binaries after each part); limits: %d MiB, "
-            "%s, %d CPU s" % (why, limits.MEM_LIMIT, procs, limits.CPU_LIMIT))
+        return ("sandbox: bwrap (sees only the binary, its libraries and the student's "
+                "files; own PID namespace, no network); limits: %s, %s, %d CPU s"
+                % (mem, procs, limits.CPU_LIMIT))
+    return ("sandbox: rlimits only -- %s: the kit's files are not hidden from the code "
+            "under test (the grader checks the binaries after each part); limits: %s, "
+            "%s, %d CPU s" % (why, mem, procs, limits.CPU_LIMIT))
 
 
 def become_subreaper():
@@ -95,29 +149,79 @@ def become_subreaper():
         pass
 
 
+def suspicions():
+    """The suspicions noted since the last call (and forget them): one line
+    each, about evidence that does not add up."""
+    found = list(_suspicions)
+    del _suspicions[:]
+    return found
+
+
+def suspect(line):
+    """Note a suspicion (suspicions())."""
+    if line not in _suspicions:
+        _suspicions.append(line)
+
+
 class Drop:
     """The directory one run may write into, with random file names.
 
     path(what)   a fresh path in it, e.g. path("report") -> DIR/report-3f2a...
-    read(path)   the file's text, or None
+    read(path)   the file's text, or None; for an "evidence" path, only
+                 the lines that carry the run's token, without it
     matching(p)  the texts of the files whose names start with p's name
                  (TSan writes LOG_PATH.<pid>)
+    token        what the harness puts before each evidence line
+    token_file() the file that hands it to the harness
     """
 
     def __init__(self):
         self.dir = tempfile.mkdtemp(prefix="kit-drop-")
         os.chmod(self.dir, 0o300)
+        self.token = secrets.token_hex(16)
+        self.evidence = set()
+
+    def token_file(self):
+        """A fresh file holding the token (the harness removes it)."""
+        path = self.path("token")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, self.token.encode())
+        os.close(fd)
+        return path
 
     def path(self, what):
-        return os.path.join(self.dir, "%s-%s" % (what, secrets.token_hex(12)))
+        p = os.path.join(self.dir, "%s-%s" % (what, secrets.token_hex(12)))
+        if what == "evidence":
+            self.evidence.add(p)
+        return p
 
-    @staticmethod
-    def read(path, limit=None):
+    def read(self, path, limit=None):
         try:
             with open(path, errors="replace") as f:
-                return f.read(limit or limits.OUTPUT_CAP)
+                text = f.read(limit or limits.OUTPUT_CAP)
         except OSError:
             return None
+        return self._verified(text) if path in self.evidence else text
+
+    def _verified(self, text):
+        """The lines of @text that carry the token, without it; the others,
+        and a line of the harness's written twice, are suspicions."""
+        kept, seen, foreign = [], set(), []
+        for line in text.splitlines():
+            mark, _, rest = line.partition(" ")
+            if mark != self.token:
+                foreign.append(line)
+                continue
+            if rest.startswith(("end ", "case ", "declared ")) and rest in seen:
+                suspect("the evidence has the line %r twice: a test or case cannot end "
+                        "twice" % rest[:80])
+            seen.add(rest)
+            kept.append(rest)
+        if foreign:
+            suspect("%d line(s) of the evidence do not carry the run's token (written by "
+                    "something other than the kit's harness), the first: %r"
+                    % (len(foreign), foreign[0][:80]))
+        return "\n".join(kept) + ("\n" if kept else "")
 
     def matching(self, path):
         base = os.path.basename(path)
@@ -137,49 +241,79 @@ class Drop:
 class Jail:
     """The walls and limits of one run; see the module's comment.
 
-    After the run: hit (None, or "memory": the limit that ended it),
-    peak_mib (the most resident memory seen, all processes), refused (the
-    forks the process limit refused).
+    @see, @write: folders the run may read, and write; @mem: MiB (None:
+    KIT_MEM_LIMIT); @procs, @cpu: the process and CPU-second limits;
+    @fsize: bytes one file may reach; @lockdown: ask the harness for its
+    seccomp filter.  After the run: hit (None, or "memory": the limit that
+    ended it), peak_mib (the most memory seen, all processes), refused
+    (the forks the process limit refused).
     """
 
-    def __init__(self, drop=None, mem=None, procs=None, cpu=None):
+    def __init__(self, drop=None, mem=None, procs=None, cpu=None, see=(), write=(),
+                 fsize=None, lockdown=True):
         self.kind = mode()[0]
-        self.drop = drop
+        self.drop, self.see, self.write = drop, list(see), list(write)
         self.mem = limits.MEM_LIMIT if mem is None else mem
         self.procs = limits.PROC_LIMIT if procs is None else procs
         self.cpu = limits.CPU_LIMIT if cpu is None else cpu
+        self.fsize = limits.FILE_LIMIT if fsize is None else fsize
+        self.lockdown = lockdown
         self.hit, self.peak_mib, self.top, self.refused = None, 0, None, 0
         self.finished = False
-        self.cgroup = _make_cgroup(self.procs)
+        self.address_space = None
+        self.cgroups = _Cgroups(self.mem, self.procs)
         become_subreaper()
 
+    def environ(self, env):
+        """@env (None: this process's) with what the harness reads: where
+        the drop's token is, and KIT_LOCKDOWN."""
+        env = dict(os.environ if env is None else env)
+        env.pop("KIT_EVIDENCE_TOKEN", None)
+        if self.drop:
+            env["KIT_EVIDENCE_TOKEN_FILE"] = self.drop.token_file()
+        if self.lockdown:
+            env["KIT_LOCKDOWN"] = "1"
+        return env
+
     def argv(self, cmd, cwd):
-        """@cmd, run from @cwd, inside the walls.  /tmp is private in there:
-        @cwd and the paths @cmd names under /tmp are bound read-only."""
+        """@cmd, run from @cwd, inside the walls: the files @cmd names are
+        bound read-only at their paths (relative ones from @cwd), and @cwd
+        exists (empty unless bound)."""
         if self.kind != "bwrap":
             return list(cmd)
-        binds = []
-        for path in [cwd] + [a for a in cmd if a.startswith("/")]:
-            path = os.path.realpath(path)
-            if path.startswith("/tmp/") and os.path.exists(path):
-                binds += ["--ro-bind", path, path]
+        binds, seen = [], set()
+
+        def bind(kind, path):
+            real = os.path.realpath(path)
+            if real not in seen and not any(_under(real, s) for s in SYSTEM):
+                seen.add(real)
+                binds.extend([kind, real, real])
+        exe = cmd[0] if "/" in cmd[0] else shutil.which(cmd[0]) or cmd[0]
+        for arg in [exe] + [a for a in cmd[1:] if "/" in a]:
+            path = os.path.join(cwd, arg)
+            if os.path.isfile(path):
+                bind("--ro-bind", path)
+        for path in self.see:
+            if os.path.exists(os.path.join(cwd, path)):
+                bind("--ro-bind", os.path.join(cwd, path))
+        for path in self.write:
+            bind("--bind", os.path.join(cwd, path))
         if self.drop:
             binds += ["--bind", self.drop.dir, self.drop.dir]
-        return ["bwrap"] + BWRAP_WALLS + binds + ["--chdir", cwd, "--"] + list(cmd)
+        return ["bwrap"] + _walls() + binds + ["--dir", cwd, "--chdir", cwd, "--"] + list(cmd)
 
     def preexec(self):
-        """In the child, before exec: the rlimits, and into the cgroup."""
-        cg, cpu = self.cgroup, self.cpu
+        """In the child, before exec: the rlimits, and into the cgroups."""
+        cg, cpu, fsize, space = self.cgroups, self.cpu, self.fsize, self.address_space
 
         def apply():
-            import resource
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            resource.setrlimit(resource.RLIMIT_FSIZE, (limits.FILE_LIMIT, limits.FILE_LIMIT))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
             if cpu:
                 resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-            if cg:
-                with open(os.path.join(cg, "cgroup.procs"), "w") as f:
-                    f.write("0")
+            if space:
+                resource.setrlimit(resource.RLIMIT_AS, (space << 20, space << 20))
+            cg.join()
         return apply
 
     def started(self, pid):
@@ -187,17 +321,20 @@ class Jail:
 
     def members(self):
         """The pids of the run's processes now."""
-        if self.cgroup:
-            try:
-                with open(os.path.join(self.cgroup, "cgroup.procs")) as f:
-                    return [int(l) for l in f if l.strip() and _stat(int(l))]
-            except OSError:
-                pass
+        pids = self.cgroups.members()
+        if pids is not None:
+            return [p for p in pids if _stat(p)]
         return _descendants(self.top) if self.top else []
 
     def watch(self):
         """Called while the run goes on: the limit just reached, or None."""
-        pages = sum(_rss_pages(p) for p in self.members())
+        if "memory" in self.cgroups.dirs:
+            mib = self.cgroups.usage_mib()
+            self.peak_mib = max(self.peak_mib, mib)
+            if self.cgroups.oom_kills():
+                self.hit = "memory"
+            return self.hit
+        pages = sum(_own_pages(p) for p in self.members())
         mib = pages * os.sysconf("SC_PAGE_SIZE") >> 20
         self.peak_mib = max(self.peak_mib, mib)
         if self.mem and mib > self.mem:
@@ -207,7 +344,7 @@ class Jail:
 
     def finish(self):
         """Kill every process of the run, wait until none is left, and
-        remove the cgroup.  Once: later calls do nothing."""
+        remove the cgroups.  Once: later calls do nothing."""
         if self.finished:
             return
         self.finished = True
@@ -221,15 +358,11 @@ class Jail:
                 except (ProcessLookupError, PermissionError):
                     pass
             _reap(pids, self.top)
-        if self.cgroup:
-            self.refused = _pids_refused(self.cgroup)
-            for _ in range(50):         # the killed leave it as they are reaped
-                try:
-                    os.rmdir(self.cgroup)
-                    break
-                except OSError:
-                    time.sleep(0.02)
-            self.cgroup = None
+        if self.cgroups.oom_kills():
+            self.hit = "memory"
+        self.peak_mib = max(self.peak_mib, self.cgroups.peak_mib())
+        self.refused = self.cgroups.refused()
+        self.cgroups.remove()
 
     def signal_of(self, rc):
         """The signal that ended the command, from its exit status @rc
@@ -243,44 +376,174 @@ class Jail:
         return 0
 
 
-def _make_cgroup(maximum):
-    """A new pids cgroup limited to @maximum, or None where none can be made."""
-    if not maximum:
-        return None
-    for root in CGROUP_ROOTS:
-        if not os.path.exists(os.path.join(root, "cgroup.procs")):
-            continue
-        path = os.path.join(root, "kit-" + secrets.token_hex(6))
-        try:
-            os.mkdir(path)
-            with open(os.path.join(path, "pids.max"), "w") as f:
-                f.write(str(maximum))
-            return path
-        except OSError:
+def _under(path, folder):
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+# --- cgroups --------------------------------------------------------------------------
+
+def _own(controller):
+    """This process's cgroup path in the hierarchy of @controller (v1), or
+    in the unified one (controller None)."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            for line in f:
+                _, names, path = line.rstrip("\n").split(":", 2)
+                if (controller is None and names == "") or controller in names.split(","):
+                    return path
+    except (OSError, ValueError):
+        pass
+    return "/"
+
+
+def _write(path, value):
+    with open(path, "w") as f:
+        f.write(value)
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _field(text, key):
+    """The number after @key in a "key value" listing, or 0."""
+    m = re.search(r"^%s (\d+)$" % re.escape(key), text, re.M)
+    return int(m.group(1)) if m else 0
+
+
+class _Cgroups:
+    """The memory and pids cgroups of one run: dirs {"memory": path, "pids":
+    path} -- one path for both in cgroup v2 -- made under this process's own
+    cgroup where the kernel lets us, else at the hierarchy's root.  Where
+    neither works, the controller is missing from dirs."""
+
+    V1 = "/sys/fs/cgroup/%s"
+    V2 = ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")
+    _probed = None
+
+    def __init__(self, mem, procs):
+        self.dirs, self.v2 = {}, False
+        name = "kit-" + secrets.token_hex(6)
+        for root in self.V2:
+            controllers = _read(os.path.join(root, "cgroup.controllers")).split()
+            want = [c for c, on in (("memory", mem), ("pids", procs)) if on and c in controllers]
+            if want:
+                path = self._make([os.path.join(root, _own(None).lstrip("/"), name),
+                                   os.path.join(root, name)], want, mem, procs, v2=True)
+                if path:
+                    self.v2 = True
+                    self.dirs = {c: path for c in want}
+                    return
+        for c, on in (("memory", mem), ("pids", procs)):
+            root = self.V1 % c
+            if on and os.path.exists(os.path.join(root, "cgroup.procs")):
+                path = self._make([os.path.join(root, _own(c).lstrip("/"), name),
+                                   os.path.join(root, name)], [c], mem, procs, v2=False)
+                if path:
+                    self.dirs[c] = path
+
+    @staticmethod
+    def _make(candidates, controllers, mem, procs, v2):
+        for path in candidates:
             try:
-                os.rmdir(path)
+                os.mkdir(path)
             except OSError:
-                pass
-    return None
+                continue
+            try:
+                if "memory" in controllers:
+                    limit = str(mem << 20)
+                    if v2:
+                        _write(os.path.join(path, "memory.max"), limit)
+                        if os.path.exists(os.path.join(path, "memory.swap.max")):
+                            _write(os.path.join(path, "memory.swap.max"), "0")
+                    else:
+                        _write(os.path.join(path, "memory.limit_in_bytes"), limit)
+                        if os.path.exists(os.path.join(path, "memory.memsw.limit_in_bytes")):
+                            _write(os.path.join(path, "memory.memsw.limit_in_bytes"), limit)
+                if "pids" in controllers:
+                    _write(os.path.join(path, "pids.max"), str(procs))
+                return path
+            except OSError:
+                try:
+                    os.rmdir(path)
+                except OSError:
+                    pass
+        return None
+
+    @classmethod
+    def probe(cls):
+        """{controller: "v1"/"v2"} of what a run gets here (made and removed
+        once per process)."""
+        if cls._probed is None:
+            cg = cls(1 << 10, 8)
+            cls._probed = {c: "v2" if cg.v2 else "v1" for c in cg.dirs}
+            cg.remove()
+        return cls._probed
+
+    def join(self):
+        """In the child: into every cgroup of the run."""
+        for path in set(self.dirs.values()):
+            _write(os.path.join(path, "cgroup.procs"), "0")
+
+    def members(self):
+        """The pids in the run's cgroup, or None without one."""
+        path = self.dirs.get("pids") or self.dirs.get("memory")
+        if not path:
+            return None
+        text = _read(os.path.join(path, "cgroup.procs"))
+        return [int(l) for l in text.split() if l.isdigit()]
+
+    def usage_mib(self):
+        path = self.dirs["memory"]
+        name = "memory.current" if self.v2 else "memory.usage_in_bytes"
+        text = _read(os.path.join(path, name)).strip()
+        return int(text) >> 20 if text.isdigit() else 0
+
+    def peak_mib(self):
+        path = self.dirs.get("memory")
+        if not path:
+            return 0
+        name = "memory.peak" if self.v2 else "memory.max_usage_in_bytes"
+        text = _read(os.path.join(path, name)).strip()
+        return int(text) >> 20 if text.isdigit() else 0
+
+    def oom_kills(self):
+        path = self.dirs.get("memory")
+        if not path:
+            return 0
+        if self.v2:
+            return _field(_read(os.path.join(path, "memory.events")), "oom_kill")
+        return _field(_read(os.path.join(path, "memory.oom_control")), "oom_kill")
+
+    def refused(self):
+        """How many forks the pids limit refused."""
+        path = self.dirs.get("pids")
+        if not path:
+            return 0
+        return _field(_read(os.path.join(path, "pids.events")), "max")
+
+    def remove(self):
+        for path in set(self.dirs.values()):
+            for _ in range(50):             # the killed leave it as they are reaped
+                try:
+                    os.rmdir(path)
+                    break
+                except OSError:
+                    time.sleep(0.02)
+        self.dirs = {}
 
 
 def limits_processes():
     """Whether a pids cgroup can be made here (else the process limit is
     not enforced, and notice() says so)."""
-    probe = _make_cgroup(1)
-    if probe:
-        os.rmdir(probe)
-    return bool(probe)
+    return "pids" in _Cgroups.probe()
 
 
-def _pids_refused(cgroup):
-    """How many forks the pids limit refused."""
-    try:
-        with open(os.path.join(cgroup, "pids.events")) as f:
-            return sum(int(l.split()[1]) for l in f if l.startswith("max "))
-    except (OSError, ValueError, IndexError):
-        return 0
-
+# --- processes ------------------------------------------------------------------------
 
 def _stat(pid):
     """(ppid, rss pages) of @pid, or None if it is gone or a zombie."""
@@ -294,16 +557,13 @@ def _stat(pid):
         return None
 
 
-def _rss_pages(pid):
-    """Resident pages of @pid that are its own (anonymous: heap, stacks,
-    what it mapped and touched), not the shared libraries every process
-    maps -- those would be counted once per process."""
-    try:
-        with open("/proc/%d/statm" % pid) as f:
-            fields = f.read().split()
-        return max(0, int(fields[1]) - int(fields[2]))
-    except (OSError, IndexError, ValueError):
-        return 0
+def _own_pages(pid):
+    """Resident pages of @pid that are its own or shared memory it mapped
+    (anonymous memory, /dev/shm, memfd, SysV segments: RssAnon +
+    RssShmem), not the libraries every process maps."""
+    text = _read("/proc/%d/status" % pid)
+    kib = sum(int(m) for m in re.findall(r"^Rss(?:Anon|Shmem):\s+(\d+) kB", text, re.M))
+    return kib * 1024 // os.sysconf("SC_PAGE_SIZE")
 
 
 def _children():
@@ -358,3 +618,127 @@ def _reap(pids, top):
                 os.waitpid(p, os.WNOHANG)
             except ChildProcessError:
                 pass
+
+
+# --- the build ------------------------------------------------------------------------
+
+class Compiled:
+    """What a jailed compiler did: rc (its exit status; 1 when a limit
+    ended it), out (its messages, cut: messages about files other than
+    @own's name only the file), limit (None, "wall time", "CPU time",
+    "memory", "output": the limit that ended it), result (kit.proc's)."""
+
+    def __init__(self, rc, out, limit, result):
+        self.rc, self.out, self.limit, self.result = rc, out, limit, result
+
+    @property
+    def ok(self):
+        return self.rc == 0
+
+
+def _compiler_paths(cmd):
+    """(what to read, folders to write) of compiler command @cmd: its -I,
+    -iquote and -isystem folders and its sources' folders; the folders of
+    its -o and -MF outputs."""
+    see, write = [], []
+    for prev, a in zip(cmd, cmd[1:]):
+        if prev in ("-I", "-iquote", "-isystem"):
+            see.append(a)
+        elif prev in ("-o", "-MF"):
+            if a != os.devnull:
+                write.append(os.path.dirname(a) or ".")
+        elif a.startswith("-I") and len(a) > 2:
+            see.append(a[2:])
+        elif not a.startswith("-") and a.endswith((".c", ".h")) and prev != "-include":
+            see.append(os.path.dirname(a) or ".")
+    return see, write
+
+
+def _sources(cmd):
+    return [a for prev, a in zip(cmd, cmd[1:]) if not a.startswith("-")
+            and a.endswith(".c") and prev not in ("-o", "-MF", "-MT", "-include")]
+
+
+_DIAG = re.compile(r"^(In file included from |\s+from )?([^\s:][^:]*):(\d+)(:\d+)?[:,]")
+_SUMMARY = re.compile(r"^\d+ (errors?|warnings?)( and \d+ \w+)? generated\.$")
+
+
+def cut_messages(text, own):
+    """The compiler's messages @text with what quotes a file other than
+    those in folder @own (the student's) cut to that file's name: each
+    message about another file becomes one line naming it, and the source
+    lines it quotes are dropped."""
+    own = os.path.realpath(os.path.join(ROOT, own))
+    out, showing = [], True
+    for line in text.splitlines():
+        m = _DIAG.match(line)
+        if m:
+            path = os.path.realpath(os.path.join(ROOT, m.group(2)))
+            showing = os.path.dirname(path) == own
+            if showing:
+                out.append(line)
+            elif not m.group(1):
+                note = "%s: (a message about this file, not yours: not shown)" % m.group(2)
+                if not out or out[-1] != note:
+                    out.append(note)
+            continue
+        if showing or _SUMMARY.match(line):
+            out.append(line)
+    return "\n".join(out) + ("\n" if out else "")
+
+
+_OUT_OF_MEMORY = re.compile(r"out of memory|cannot allocate|bad_alloc|virtual memory exhausted",
+                            re.I)
+
+
+def compile(cmd, own=None, timeout=None, cap=None):
+    """Run compiler command @cmd (from the kit's root) jailed, under the
+    BUILD_* limits; a Compiled.  @own: the student's folder (default: the
+    folder of the first .c source): messages about other files are cut to
+    their names.  Outputs go where -o and -MF say (a folder the jail
+    writes); @cap: bytes of output kept (default BUILD_OUTPUT_CAP; the
+    pre-check reads a token dump there)."""
+    see, write = _compiler_paths(cmd)
+    if own is None:
+        own = os.path.dirname((_sources(cmd) or ["./x"])[0]) or "."
+    jail = Jail(mem=limits.BUILD_MEM, procs=64, cpu=limits.BUILD_TIMEOUT,
+                see=see, write=write, fsize=limits.BUILD_FILE_LIMIT, lockdown=False)
+    if "memory" not in jail.cgroups.dirs:
+        jail.address_space = limits.BUILD_MEM       # a compiler has no sanitizer
+    r = proc.run(list(cmd), timeout or limits.BUILD_TIMEOUT, jail=jail,
+                 cap=cap or limits.BUILD_OUTPUT_CAP, env=proc.clean_env(LC_ALL="C"))
+    limit = r.limit
+    if not limit and r.signal == signal.SIGXFSZ:
+        limit = "output"
+    if not limit and r.rc and jail.address_space and _OUT_OF_MEMORY.search(r.out):
+        limit = "memory"
+    text = cut_messages(r.out if len(r.out) < limits.BUILD_OUTPUT_CAP else
+                        r.out[-limits.BUILD_OUTPUT_CAP:], own)
+    if limit:
+        text += "the compiler was stopped: over the build's %s limit (%s)\n" % (
+            limit, _build_setting(limit))
+    elif r.error:
+        text += r.error + "\n"
+    return Compiled(r.rc if not limit and r.rc is not None else 1, text, limit, r)
+
+
+def _build_setting(limit):
+    return {"wall time": "KIT_BUILD_TIMEOUT %d s" % limits.BUILD_TIMEOUT,
+            "CPU time": "KIT_BUILD_TIMEOUT %d s" % limits.BUILD_TIMEOUT,
+            "memory": "KIT_BUILD_MEM %d MiB" % limits.BUILD_MEM,
+            "output": "KIT_BUILD_FILE_LIMIT %d bytes a file" % limits.BUILD_FILE_LIMIT}[limit]
+
+
+def main(argv):
+    """python3 -m kit.sandbox cc -- CC ARGS...: compile(), its messages on
+    stderr, its status as ours (mk/build.mk's students' files)."""
+    if len(argv) < 3 or argv[0] != "cc" or argv[1] != "--":
+        sys.stderr.write("usage: python3 -m kit.sandbox cc -- CC ARGS...\n")
+        return 2
+    c = compile(argv[2:])
+    sys.stderr.write(c.out)
+    return c.rc if c.rc is not None else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -16,6 +16,10 @@ MAX_BYTES = 16 << 20            # RACE_SCHED_MAX_BYTES
 QUOTE_MAX = 48                  # RACE_QUOTE_MAX
 
 
+# What the grade says of an exercise's file that has no "run" line yet.
+NOT_WRITTEN = "not written yet: it has no 'run' lines"
+
+
 class SchedError(Exception):
     """A schedule file that cannot be used; str() is the one-line message."""
 
@@ -130,3 +134,27 @@ def lab_line(path, data):
         raise SchedError("%s:%d: expected 'lab N' (the number of a lab), got %s"
                          % (escape(path), n, quote(text)))
     return n, int(words[0])
+
+
+def header_problem(data, scenario=None):
+    """Why schedule file @data lacks its header, in one line, with the
+    lines to add ('scenario NAME' with @scenario, if known), or None."""
+    words = {text.split()[0] for _, text in lines(data) if text.split()}
+    missing = [line for key, line in ((b"race-schedule", "race-schedule 1"),
+                                      (b"scenario", "scenario %s" % (scenario or "NAME")))
+               if key not in words]
+    if not missing:
+        return None
+    return ("it has no %s line: add %s at its top (docs/reproducer.md, \"Schedule files\")"
+            % (" or ".join("'%s'" % m.split()[0] for m in missing),
+               " and ".join("'%s'" % m for m in missing)))
+
+
+def exercise_problem(data, ex):
+    """Why schedule file @data cannot be graded as exercise @ex (a
+    kit.layout.Exercise), in one line, or None: it has no "run" line yet,
+    or lacks the header that says what it replays (header_problem)."""
+    words = {text.split()[0] for _, text in lines(data) if text.split()}
+    if b"run" not in words:
+        return NOT_WRITTEN
+    return header_problem(data, ex.scenario)

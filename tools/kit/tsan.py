@@ -27,13 +27,16 @@ A case passes when every run gives the listed verdict ("clean": every
 run; "race": the first run that reports it).
 """
 import os
+import re
 
-from . import limits, proc, sandbox
+from . import ROOT, limits, proc, sandbox
 
 TSAN_EXIT = 66
 WARNING = "WARNING: ThreadSanitizer:"
-# The BUGs of the slab that a race on an object's lifetime ends in.
-RACE_BUGS = ("BUG: use-after-free", "BUG: double-free")
+# The kit's own reports that show the race a "race" case exists for: an
+# access to freed memory, and a get that raised a count which had reached 0
+# (common/refcount_watch.h) -- what lab 1's unlocked lookup does first.
+RACE_BUGS = ("BUG: use-after-free", "BUG: double-free", "BUG: refcount-from-0")
 
 
 class Case:
@@ -120,19 +123,23 @@ def run_once(case):
         return Run(r, "\n".join(drop.matching(log)), drop.read(evidence))
 
 
-def run_case(case, runs, every_run=False):
+def run_case(case, runs, every_run=False, log=None):
     """Run @case up to @runs times; return (ok, what was seen, [verdicts]).
 
     A "clean" case must be clean in every run.  A "race" case passes at the
     first run that reports it, or, with @every_run, only if every run does.
     A run that is neither race nor clean (a crash, a timeout, its own
-    checks failed) fails the case at once.
+    checks failed) fails the case at once.  @log, a list: the failing
+    run's TSan log and BUG lines are appended to it (accesses() reads them).
     """
     seen = []
     for i in range(runs):
         run = run_once(case)
         v = run.verdict()
         seen.append(v.split(":")[0])
+        if log is not None and v != case.expect:
+            log[:] = [symbolize(run.log, case.prog)] + [
+                b if b.startswith("BUG: ") else "BUG: " + b for b in run.bugs()]
         if v not in ("race", "clean"):
             return False, "%s in run %d" % (v, i + 1), seen
         if v != case.expect and (case.expect == "clean" or every_run):
@@ -143,3 +150,98 @@ def run_case(case, runs, every_run=False):
     if case.expect == "race" and not every_run:
         return False, "no race reported in %d runs" % runs, seen
     return True, "%s in %d runs" % (case.expect, runs), seen
+
+
+# A TSan report: "  Atomic read of size 4 at 0x7b10... by thread T1:", then
+# its stack, "    #0 kref_get /abs/path/kref.c:10:2 (prog+0x...)".
+_ACCESS = re.compile(r"^  (Previous |)(.+?) of size (\d+) at 0x[0-9a-f]+ by (.+?)(?: \(mutexes.*\))?:$")
+_FRAME = re.compile(r"^    #\d+ (\S+) (\S+?)(?::(\d+))?(?::\d+)? \(")
+
+
+# A frame TSan could not name: the jail's lockdown lets it start no
+# symbolizer (kit.sandbox), so it prints the module and the offset.
+_UNNAMED = re.compile(r"^(    #(\d+) )<null> <null> \((\S+)\+0x([0-9a-f]+)\)")
+
+
+def symbolize(log, prog):
+    """@log with each unnamed frame of @prog named, as TSan would have named
+    it: "function file:line", from addr2line run here, outside the jail.
+    A frame that is a return address (all but #0) is looked up one byte
+    back, in the call that made it."""
+    name = os.path.basename(prog)
+    lines = (log or "").splitlines()
+    wanted = []
+    for i, line in enumerate(lines):
+        m = _UNNAMED.match(line)
+        if m and m.group(3) == name:
+            off = int(m.group(4), 16) - (1 if m.group(2) != "0" else 0)
+            wanted.append((i, m, off))
+    if not wanted:
+        return log
+    r = proc.run(["addr2line", "-f", "-e", prog] + ["0x%x" % w[2] for w in wanted], 30)
+    out = r.out.splitlines() if r.ok else []
+    if len(out) != 2 * len(wanted):
+        return log
+    for k, (i, m, _) in enumerate(wanted):
+        fn, where = out[2 * k], out[2 * k + 1].split(" (discriminator")[0]
+        if fn != "??" and not where.startswith("??"):
+            rest = lines[i][m.end(1) + len("<null> <null>"):]
+            lines[i] = "%s%s %s%s" % (m.group(1), fn, where, rest)
+    return "\n".join(lines)
+
+
+def _where(path, shown_impl, impl):
+    """@path relative to the kit, or to the student's tree (@impl shown as
+    @shown_impl): never a temporary folder of the grader's."""
+    path = os.path.normpath(path)
+    tree = os.path.abspath(impl) if impl else None
+    if tree and path.startswith(tree + os.sep):
+        return os.path.join(shown_impl, os.path.relpath(path, tree))
+    if path.startswith(ROOT + os.sep):
+        return os.path.relpath(path, ROOT)
+    return os.path.basename(path)
+
+
+def accesses(log, shown_impl="labs", impl=None):
+    """The lines that show a failing run's report to a student: each of
+    the two racing accesses of TSan's first report, who made it, and where
+    (its innermost frame and the first frames of the lab's code, file:line
+    and function), or the BUG the slab caught; [] if there is none."""
+    lines, frames, bugs = [], None, []
+    for line in (log or "").splitlines():
+        if line.startswith("BUG: "):
+            bugs.append(line)
+            continue
+        if line.startswith("SUMMARY:") or (lines and line.startswith("  Location")):
+            break
+        if line.startswith("WARNING: ThreadSanitizer:") and not lines:
+            lines.append("TSan: " + line.split("ThreadSanitizer:", 1)[1].split(" (pid")[0].strip())
+            continue
+        m = _ACCESS.match(line)
+        if m and lines:
+            frames = []
+            who = m.group(4).replace("thread ", "")
+            lines.append("%s%s: %s of %s bytes" % (who, ", before that" if m.group(1) else "",
+                                                    m.group(2).lower(), m.group(3)))
+            lines.append(frames)
+            continue
+        f = _FRAME.match(line)
+        if f and frames is not None and f.group(2) != "<null>":
+            frames.append((f.group(1), _where(f.group(2), shown_impl, impl), f.group(3)))
+    out = []
+    for l in lines:
+        if isinstance(l, list):
+            out[-1] += " in " + _stack(l) if l else ""
+        else:
+            out.append(l)
+    return (out or []) + bugs[:1]
+
+
+def _stack(frames):
+    """The innermost frame, then the first two in the lab's code (not the
+    kit's common/): "slab_free (common/slab.c:279) <- cache_obj_release
+    (labs/lab1-kref/cache_given.c:33) <- kref_put (labs/lab1-kref/kref.c:18)"."""
+    own = [f for f in frames if not f[1].startswith("common" + os.sep)]
+    shown = frames[:1] + [f for f in own[:2] if f is not frames[0]]
+    return " <- ".join("%s (%s%s)" % (fn, path, ":" + line if line else "")
+                       for fn, path, line in shown)

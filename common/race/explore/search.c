@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * search.c - a search (or a replay) runs in a child process.
+ *
+ * The parent maps struct race_shared, forks, and waits.  The child pins
+ * itself to one CPU (one thread runs at a time anyway, and hand-offs on
+ * one CPU are several times cheaper), creates the scenario's threads once
+ * and runs executions until the strategy is done or a verdict ends it.
+ * A verdict, an ASan report, a signal or a hang in the child ends the
+ * child only: the parent still has the steps of the execution that
+ * failed, and reports them.  Under --debug (front/debug.c) the search
+ * runs in the process itself, without the watchdogs.
+ *
+ * The search registers itself with token passing as its scheduler: the
+ * strategy picks, and the reduction (dpor.c) hears of every arrival, step
+ * and return.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <time.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "race/explore/dpor.h"
+#include "sanitizer.h"
+
+#define WATCHDOG_TICKS	3	/* ticks without a new step: a hang */
+
+const char *__asan_default_options(void);
+/* ASan's defaults for race binaries: no LeakSanitizer (a search ends with
+ * _exit(), and the parent's few allocations live until exit anyway). */
+const char *__asan_default_options(void)
+{
+	return "detect_leaks=0";
+}
+
+/* ASan found something: keep its summary as the verdict, then let it die. */
+static void asan_report(const char *report)
+{
+	const char *s = strstr(report, "SUMMARY: AddressSanitizer: ");
+	const char *kind = "crash";
+	size_t n;
+
+	if (!s)
+		s = report;
+	if (strstr(s, "heap-use-after-free"))
+		kind = "use-after-free";
+	else if (strstr(s, "double-free"))
+		kind = "double-free";
+	snprintf(race_sh->kind, sizeof(race_sh->kind), "%s", kind);
+	n = strcspn(s, "\n");
+	snprintf(race_sh->message, sizeof(race_sh->message),
+		 "AddressSanitizer during this step: %.*s", (int)n, s);
+	race_end();
+}
+
+/*
+ * Two watchdogs, one handler.  SIGPROF ticks every second of CPU time the
+ * search burns: a thread spinning in a loop without a point burns it, a
+ * process starved by a loaded machine does not.  SIGALRM ticks every
+ * WATCHDOG_BLOCKED_S seconds of real time, for a thread blocked outside
+ * the reproducer's models (which burns no CPU).
+ */
+#define WATCHDOG_BLOCKED_S	10
+
+struct watch {
+	long last;		/* progress at the last tick */
+	int ticks;		/* ticks since it changed */
+	int seconds;		/* per tick */
+};
+
+static struct watch cpu_watch = { -1, 0, 1 };
+static struct watch real_watch = { -1, 0, WATCHDOG_BLOCKED_S };
+
+/* A hang: name the last step, and what is probably missing after it. */
+static void __noreturn hang(int seconds, const char *how)
+{
+	const struct race_step *s;
+	char who[16];
+
+	if (!race_sh->nr_steps)
+		race_fail("livelock", "no scheduling point for %d s (%s) in "
+			  "setup() or before the first step", seconds, how);
+	s = &race_sh->steps[race_sh->nr_steps - 1];
+	race_fail("livelock", "no scheduling point for %d s (%s) after step "
+		  "%ld (%s at %s.%s): a loop that touches no shared state "
+		  "through common/ -- add race_point() in it, or use a primitive",
+		  seconds, how, race_sh->nr_steps,
+		  race_thread_name(s->thread, who, sizeof(who)), s->fn, s->what);
+}
+
+/* Each tick: no new step for WATCHDOG_TICKS ticks is a hang. */
+static void watchdog(int sig)
+{
+	struct watch *w = sig == SIGPROF ? &cpu_watch : &real_watch;
+	long now = race_sh->executions * 1000003L + race_sh->nr_steps;
+
+	if (now != w->last) {
+		w->last = now;
+		w->ticks = 0;
+		return;
+	}
+	if (++w->ticks >= WATCHDOG_TICKS)
+		hang(w->ticks * w->seconds,
+		     sig == SIGPROF ? "of CPU time" : "blocked");
+}
+
+/* Start both watchdogs. */
+static void watchdog_start(void)
+{
+	struct itimerval cpu = { { 1, 0 }, { 1, 0 } };
+	struct itimerval real = { { WATCHDOG_BLOCKED_S, 0 },
+				  { WATCHDOG_BLOCKED_S, 0 } };
+
+	signal(SIGPROF, watchdog);
+	signal(SIGALRM, watchdog);
+	setitimer(ITIMER_PROF, &cpu, NULL);
+	setitimer(ITIMER_REAL, &real, NULL);
+}
+
+/* Guarantees: this thread, and every thread it creates, runs on one CPU. */
+static void pin_to_one_cpu(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu < 0 ? 0 : cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* CPU time of this process so far, in ms. */
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Token passing asks the strategy, and tells the reduction. */
+static const struct race_scheduler scheduler = {
+	.pick		= race_strategy_pick,
+	.pick_read	= race_strategy_pick_read,
+	.arrive		= race_dpor_arrive,
+	.step		= race_dpor_step,
+	.done		= race_dpor_done,
+};
+
+/*
+ * The search process: threads once, then executions until the strategy is
+ * done.  Guarantees: race_sh->state is RACE_RUN_OK or RACE_RUN_FAIL when it
+ * exits normally; anything else is a crash the parent reports.
+ */
+static void __noreturn child_main(void)
+{
+	double t0;
+
+	asan_on_report(asan_report);
+	pin_to_one_cpu();
+	if (!race_opt.in_process)
+		watchdog_start();	/* a person at a breakpoint is no hang */
+	race_sched_use(&scheduler);
+	race_sched_start(race_opt.os_threads);
+	race_strategy_init();
+	t0 = cpu_ms();
+	while (race_strategy_begin()) {
+		race_run_execution();
+		race_sh->executions++;
+		race_strategy_end();
+	}
+	race_sh->exec_cpu_ms = cpu_ms() - t0;
+	__atomic_store_n(&race_sh->state, RACE_RUN_OK, __ATOMIC_SEQ_CST);
+	race_end();
+	_exit(0);
+}
+
+/* Clear the shared page for a new search, keeping its capacity. */
+static void reset_shared(void)
+{
+	long cap = race_sh->cap_steps;
+
+	memset(race_sh, 0, sizeof(*race_sh));
+	race_sh->cap_steps = cap;
+	race_sh->note_step = -1;
+}
+
+double race_search_cpu_ms;
+
+/**
+ * race_search - run the strategy of race_opt on the current scenario
+ *
+ * Returns RACE_RUN_OK (no verdict in any execution) or RACE_RUN_FAIL; the
+ * verdict and the failing execution's steps are in race_sh either way, and
+ * the CPU time the search process took in race_search_cpu_ms (0 under
+ * --debug, which runs it in this process).
+ */
+static void (*search_child_fn)(void);
+
+void race_on_search_child(void (*fn)(void))
+{
+	search_child_fn = fn;
+}
+
+int race_search(void)
+{
+	struct rusage usage;
+	int status;
+	pid_t pid;
+
+	reset_shared();
+	fflush(NULL);
+	if (race_opt.in_process)
+		child_main();	/* in this process, for the debugger */
+	pid = fork();
+	if (pid < 0) {
+		perror("race: fork");
+		exit(2);
+	}
+	if (!pid) {
+		if (search_child_fn)
+			search_child_fn();
+		child_main();
+	}
+	while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR)
+		;
+	race_search_cpu_ms = usage.ru_utime.tv_sec * 1e3 + usage.ru_utime.tv_usec / 1e3 +
+		usage.ru_stime.tv_sec * 1e3 + usage.ru_stime.tv_usec / 1e3;
+	if (race_sh->state != RACE_RUN_NONE)
+		return race_sh->state;
+	race_sh->executions++;
+	race_sh->state = RACE_RUN_FAIL;
+	if (race_sh->kind[0])
+		return RACE_RUN_FAIL;	/* ASan told us what */
+	snprintf(race_sh->kind, sizeof(race_sh->kind), "crash");
+	if (WIFSIGNALED(status))
+		snprintf(race_sh->message, sizeof(race_sh->message),
+			 "the execution died of signal %d (%s) during its last "
+			 "step", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(race_sh->message, sizeof(race_sh->message),
+			 "the execution exited with status %d during its last "
+			 "step (a BUG or a sanitizer report above)",
+			 WEXITSTATUS(status));
+	return RACE_RUN_FAIL;
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""test_reduction.py - the partial-order reduction keeps every verdict and
+every class (make race-reduction, a make check row).
+
+  test_reduction.py --bin BIN... [--litmus-bin BIN] [--litmus DIR]
+
+For every scenario of every race binary BIN (the labs', the reproducer's
+self-tests, the kernel's litmus shapes; not the generated scenarios, which
+run without the reduction), dfs within the scenario's own bound, with the
+reduction and without it (--reduction off), under the scenario's memory
+model and, for a must-hold scenario, under the weak one too: the two
+searches must end in the same verdict (got= and met= of the result file),
+and a search that holds must reach the same number of distinct classes of
+executions (--count-classes: their happens-before orders) -- the
+reduction may only leave out executions equivalent to ones it runs.  For
+every litmus file under DIR, run by the C-litmus front end's binary: the
+same final states (what the answer is judged on) and the same classes.
+
+KNOWN lists what this test found the reduction to get wrong when it was
+written (issue 19): each must still differ -- a change that fixes one
+fails here until its entry goes, one that breaks another fails too.
+
+Prints one line per item and exits 1 if any differs (or a known one no
+longer does).  Standard library only.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import litmus_parse  # noqa: E402
+
+# (lab, scenario): found different with and without the reduction, under
+# both memory models.  Lab 5's scenarios that grow the fd table: the
+# reduced search misses classes the full one reaches (dup_files_vs_expand,
+# bound 2: 272 of 369) -- every verdict still holds, but the reduction's
+# promise (every class within the bound) does not.  (Lab 4's demo
+# read_then_inc was one too -- the reduced search reached a use-after-free
+# before the double free the full one reached -- until the count oracle:
+# now both stop at the WARN of the increment from 0, before either harm.)
+KNOWN = {("lab5", name) for name in ("cloexec_vs_expand", "dup_files_vs_expand",
+                                      "fcheck_vs_grow", "fget_past_end_vs_expand",
+                                      "fget_vs_expand", "install_vs_expand")}
+CLASSES = re.compile(r"^classes: (\d+) distinct partial orders in (\d+) executions", re.M)
+TIMEOUT = 600
+
+
+def search(binary, scenario, args, env=None):
+    """(got, met, classes or None, executions) of one dfs search."""
+    with tempfile.TemporaryDirectory() as tmp:
+        res = os.path.join(tmp, "result")
+        p = subprocess.run([binary, "run", scenario, "--count-classes", "--result", res]
+                           + list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=TIMEOUT, env=env)
+        out = p.stdout.decode(errors="replace")
+        try:
+            with open(res) as f:
+                fields = dict(l.rstrip("\n").split("=", 1) for l in f if "=" in l)
+        except OSError:
+            return "no result: " + out[-300:], "?", None, 0
+    m = CLASSES.search(out)
+    return fields.get("got"), fields.get("met"), int(m.group(1)) if m else None, \
+        int(fields.get("executions", 0))
+
+
+def scenarios(binary):
+    out = subprocess.run([binary, "list"], stdout=subprocess.PIPE, check=True).stdout.decode()
+    for line in out.splitlines():
+        name, expect = line.split()[:2]
+        if not name.startswith("lincheck:"):
+            yield name, expect
+
+
+def compare(label, on, off, known=False):
+    """A line for one item, and whether it is as expected: the two
+    searches agree (or, for a @known gap, still do not)."""
+    same = on[:3] == off[:3]
+    word = ("ok  " if same else "DIFF") if not known else \
+        ("known" if not same else "FIXED")
+    print("%s %-58s got=%s met=%s classes=%s executions %d / %d%s%s" % (
+        word, label, on[0], on[1], on[2], on[3], off[3],
+        "" if same else "   without the reduction: got=%s met=%s classes=%s" % off[:3],
+        "   (known gap fixed: remove it from KNOWN)" if known and same else ""))
+    return same != known
+
+
+def binaries(bins):
+    bad = 0
+    for binary in bins:
+        tag = os.path.relpath(binary, ROOT)
+        lab = os.path.basename(os.path.dirname(binary))
+        for name, expect in scenarios(binary):
+            models = ([], ["--memory", "weak"]) if expect == "must-hold" else ([],)
+            for extra in models:
+                on = search(binary, name, extra)
+                off = search(binary, name, extra + ["--reduction", "off"])
+                if on[0] != "none":         # a failure: the verdict is what counts
+                    on, off = on[:2] + (None, on[3]), off[:2] + (None, off[3])
+                bad += not compare("%s %s%s" % (tag, name, " weak" if extra else ""), on, off,
+                                   (lab, name) in KNOWN)
+    return bad
+
+
+def states_and_classes(binary, test, args):
+    """(sorted final states, classes) of litmus @test, as the front end runs it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ir, states = os.path.join(tmp, "ir"), os.path.join(tmp, "states")
+        with open(ir, "w") as f:
+            f.write(test.ir())
+        env = dict(os.environ, LITMUS_IR=ir, LITMUS_STATES=states)
+        got, met, classes, runs = search(binary, "litmus%d" % max(2, len(test.procs)),
+                                         ["--bound", str(test.bound())] + args, env)
+        try:
+            with open(states) as f:
+                kept = sorted(set(l.strip() for l in f if l.strip()))
+        except OSError:
+            kept = []
+    return (got, tuple(kept), classes, runs)
+
+
+def litmus_files(binary, folder):
+    bad = 0
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".litmus"):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            with open(path, errors="replace") as f:
+                test = litmus_parse.parse(f.read(), path)
+        except litmus_parse.LitmusError:
+            continue            # refused before anything runs (dep-plain)
+        on = states_and_classes(binary, test, [])
+        off = states_and_classes(binary, test, ["--reduction", "off"])
+        same = on[:3] == off[:3]
+        print("%s %-58s %d states, classes=%s executions %d / %d" % (
+            "ok  " if same else "DIFF", os.path.relpath(path, ROOT), len(on[1]), on[2],
+            on[3], off[3]))
+        bad += not same
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", nargs="+", required=True)
+    ap.add_argument("--litmus-bin")
+    ap.add_argument("--litmus", default=os.path.join(ROOT, "tests", "litmus"))
+    args = ap.parse_args()
+    bad = binaries(args.bin)
+    if args.litmus_bin:
+        bad += litmus_files(args.litmus_bin, args.litmus)
+    print("test_reduction: %s" % ("every verdict and every class the same with and "
+                                  "without the reduction, but the %d known gaps" % len(KNOWN)
+                                  if not bad else "%d item(s) not as expected" % bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
