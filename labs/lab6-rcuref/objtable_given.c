@@ -57,6 +57,13 @@ int objtable_insert(struct objtable *t, int key)
 	WRITE_ONCE(obj->table, t);
 	WRITE_ONCE(obj->key, key);
 	rcuref_init(&obj->ref, 1);	/* the table's reference */
+	/*
+	 * Not refcount_watch()ed, unlike labs 1, 3 and 5's counts: an
+	 * rcuref_t stores "references minus one", so 0 is one reference and
+	 * every get from there takes it from 0 to 1.  Its final state is the
+	 * dead zone, and a get that lands there is checked where the count
+	 * is read: the tests and scenarios of tests/lab6.
+	 */
 	/* Published with release: a reader that finds it sees all of the above. */
 	rcu_assign_pointer(obj->next, rcu_dereference_protected(t->head, 1));
 	rcu_assign_pointer(t->head, obj);

@@ -59,7 +59,8 @@ Test(stress, get_put_pairs_exact)
 	rcuref_init(&shared, 1);
 	failed = 0;
 	for (i = 0; i < NR_THREADS; i++)
-		cr_assert_eq(pthread_create(&tid[i], NULL, pairs, NULL), 0);
+		cr_assert_eq(pthread_create(&tid[i], NULL, pairs, NULL), 0,
+			     "pthread_create failed");
 	for (i = 0; i < NR_THREADS; i++)
 		pthread_join(tid[i], NULL);
 	cr_assert_eq(failed, 0, "%ld gets failed or puts returned true on a "
@@ -67,7 +68,7 @@ Test(stress, get_put_pairs_exact)
 	cr_assert_eq(rcuref_read(&shared), 1, "lost or extra updates: %u "
 		     "references left, not 1", rcuref_read(&shared));
 	cr_assert(rcuref_put(&shared), "the owner's put is the last");
-	cr_assert_eq(warn_count(), 0);
+	cr_assert_eq(warn_count(), 0, "a WARN fired (see its message above)");
 	rcu_unregister_thread();
 }
 
@@ -84,7 +85,7 @@ Test(stress, last_put_against_readers)
 		     "objects: exactly one per object", r.releases, r.objects);
 	cr_assert_eq(r.not_dead, 0, "%ld objects were freed with a count "
 		     "that was not DEAD", r.not_dead);
-	cr_assert_eq(warn_count(), 0);
+	cr_assert_eq(warn_count(), 0, "a WARN fired (see its message above)");
 	rcu_unregister_thread();
 }
 
@@ -150,17 +151,19 @@ static void run_table(enum slab_reuse reuse)
 
 	rcu_register_thread();
 	t = objtable_create();
-	cr_assert_not_null(t);
+	cr_assert_not_null(t, "objtable_create failed");
 	kmem_cache_set_reuse(t->cachep, reuse);
 	slab_reset();
 	warn_reset();
 	wrong_keys = kept_missed = 0;
-	cr_assert_eq(objtable_insert(t, KEY_KEPT), 0);
+	cr_assert_eq(objtable_insert(t, KEY_KEPT), 0,
+		     "inserting the kept key failed");
 	for (i = 0; i < NR_KEYS; i += 2)
-		cr_assert_eq(objtable_insert(t, i), 0);
+		cr_assert_eq(objtable_insert(t, i), 0,
+			     "inserting key %d failed", i);
 	for (i = 0; i < 4; i++)
 		cr_assert_eq(pthread_create(&tid[i], NULL, i < 2 ? reader : writer,
-					    (void *)(i + 1)), 0);
+					    (void *)(i + 1)), 0, "pthread_create failed");
 	for (i = 0; i < 4; i++)
 		pthread_join(tid[i], NULL);
 	objtable_destroy(t);
@@ -169,7 +172,7 @@ static void run_table(enum slab_reuse reuse)
 	cr_assert_eq(kept_missed, 0, "objtable_lookup(%d) returned NULL %ld times, "
 		     "though key %d was in the table all along", KEY_KEPT,
 		     kept_missed, KEY_KEPT);
-	cr_assert_eq(warn_count(), 0);
+	cr_assert_eq(warn_count(), 0, "a WARN fired (see its message above)");
 	cr_assert_eq(slab_objects_live(), 0, "every object must be freed exactly "
 		     "once: %ld still allocated after objtable_destroy()",
 		     slab_objects_live());
