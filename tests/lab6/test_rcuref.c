@@ -145,7 +145,7 @@ Test(rcuref, get_past_maxref_saturates_and_warns)
 	cr_assert_eq(raw(&r), RCUREF_SATURATED,
 		     "a get in the saturation zone sets SATURATED, not %#x", raw(&r));
 	cr_assert_eq(warn_count(), 3,
-		     "three gets past MAXREF: three WARNs, not %d", warn_count());
+		     "three gets past MAXREF: three WARNs, not %lu", warn_count());
 }
 
 Test(rcuref, put_not_last)
@@ -237,7 +237,7 @@ Test(slowpath, get_slowpath_in_each_zone)
 	cr_assert_eq(raw(&r), RCUREF_SATURATED,
 		     "in the saturation zone: SATURATED, not %#x", raw(&r));
 	cr_assert_eq(warn_count(), 1,
-		     "a saturated get: one WARN, not %d", warn_count());
+		     "a saturated get: one WARN, not %lu", warn_count());
 	/* A put brought the count back since the get's add: nothing to do. */
 	set_raw(&r, RCUREF_MAXREF);
 	cr_assert(rcuref_get_slowpath(&r),
@@ -296,7 +296,7 @@ Test(slowpath, put_slowpath_in_the_dead_zone)
 	cr_assert_eq(raw(&r), RCUREF_DEAD,
 		     "an imbalanced put sets DEAD, not %#x", raw(&r));
 	cr_assert_eq(warn_count(), 1,
-		     "a put in the dead zone must WARN once, not %d times", warn_count());
+		     "a put in the dead zone must WARN once, not %lu times", warn_count());
 }
 
 Test(slowpath, put_slowpath_in_the_saturation_zone)

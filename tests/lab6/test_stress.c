@@ -160,7 +160,7 @@ static void run_table(enum slab_reuse reuse)
 		     "inserting the kept key failed");
 	for (i = 0; i < NR_KEYS; i += 2)
 		cr_assert_eq(objtable_insert(t, i), 0,
-			     "inserting key %d failed", i);
+			     "inserting key %ld failed", i);
 	for (i = 0; i < 4; i++)
 		cr_assert_eq(pthread_create(&tid[i], NULL, i < 2 ? reader : writer,
 					    (void *)(i + 1)), 0, "pthread_create failed");
