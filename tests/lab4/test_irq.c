@@ -48,7 +48,7 @@ static void interrupt(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
-	cr_assert_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	cr_assert_eq(sigaction(SIGUSR1, &sa, NULL), 0, "sigaction failed");
 	raise(SIGUSR1);			/* delivered before it returns */
 }
 
@@ -60,7 +60,8 @@ static void every_op_after_an_interrupt(const struct lab4_config *c)
 	int before = handled;
 
 	cfg = c;
-	cr_assert_eq(lab4_bucket(c, rc), lab4_bucket(c, lab4_count(OFF_IRQ)));
+	cr_assert_eq(lab4_bucket(c, rc), lab4_bucket(c, lab4_count(OFF_IRQ)),
+		     "the thread's and the handler's counts must share a bucket");
 	c->init(lab4_count(OFF_IRQ));
 	refcount_watch(&lab4_count(OFF_IRQ)->count);	/* 0 is final */
 	interrupt();
