@@ -38,11 +38,26 @@
  *                       reads both.  It must see both writes: release on
  *                       every put, acquire on the last.  Witness: T1's put
  *                       is the last
+ *
+ * And the two races themselves, as demos (test-local broken puts, shown by
+ * make race-6 with their timelines, never graded):
+ *
+ *   deconstruction_race the owner's put without preempt_disable(): the
+ *                       reader's get and put mark the count dead between
+ *                       its subtraction and its mark-dead, the grace period
+ *                       ends, the free runs, and the owner's
+ *                       compare-and-exchange writes freed memory
+ *   mark_dead_store     the owner's put marks the count dead with a store:
+ *                       the reader's get that came in after its subtraction,
+ *                       and that get's put, which found NOREF and marked it
+ *                       dead first, are overwritten; both puts return true
+ *                       and the object is freed twice
  */
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "bug.h"
+#include "preempt.h"
 #include "race/scenario.h"
 #include "rcupdate.h"
 #include "rcuref.h"
@@ -163,6 +178,88 @@ RACE_SCENARIO(mark_dead_race) = {
 	.witness  = reader_put_last,
 	.outcome  = "T2's get takes a reference and T2's put is the one that "
 		    "returns true",
+	.teardown = teardown,
+	.bound    = 2,
+};
+
+/*
+ * rcuref_put() without its preempt_disable(): the student's slow path,
+ * called from outside any read-side section.
+ */
+static bool put_preemptible(rcuref_t *ref)
+{
+	int cnt = atomic_sub_return_release(1, &ref->refcnt);
+
+	if (cnt >= 0)
+		return false;
+	return rcuref_put_slowpath(ref, (unsigned int)cnt);
+}
+
+/*
+ * rcuref_put() whose slow path marks the count dead with a plain store: a
+ * get that came in after the subtraction is overwritten.
+ */
+static bool put_store_dead(rcuref_t *ref)
+{
+	bool released = false;
+
+	preempt_disable();
+	if (atomic_sub_return_release(1, &ref->refcnt) == (int)RCUREF_NOREF) {
+		atomic_set(&ref->refcnt, (int)RCUREF_DEAD);
+		released = true;
+	}
+	preempt_enable();
+	return released;
+}
+
+/* The demos' free: the kit's slab, not this file, notices a second one. */
+static void robj_free_plain(struct rcu_head *head)
+{
+	kmem_cache_free(robj_cachep, container_of(head, struct robj, rcu));
+}
+
+/* T1 of the demos: the owner's put is one of the broken ones above. */
+static void owner_put_with(bool (*put)(rcuref_t *ref))
+{
+	rcu_assign_pointer(published, NULL);
+	if (!put(&obj->ref))
+		return;
+	releases++;
+	call_rcu(&obj->rcu, robj_free_plain);
+}
+
+static void owner_put_preemptible(void)
+{
+	owner_put_with(put_preemptible);
+}
+
+static void owner_put_store_dead(void)
+{
+	owner_put_with(put_store_dead);
+}
+
+RACE_SCENARIO(deconstruction_race) = {
+	.name     = "deconstruction_race",
+	.summary  = "the owner's put without preempt_disable: the reader's get "
+		    "and put free the object under its mark-dead",
+	.expect   = RACE_DEMO,
+	.verdict  = "use-after-free",
+	.setup    = setup,
+	RACE_THREADS(owner_put_preemptible, reader),
+	.check    = one_release,
+	.teardown = teardown,
+	.bound    = 2,
+};
+
+RACE_SCENARIO(mark_dead_store) = {
+	.name     = "mark_dead_store",
+	.summary  = "the owner's put marks the count dead with a store, over "
+		    "the reader's get and put: two frees",
+	.expect   = RACE_DEMO,
+	.verdict  = "double-free",
+	.setup    = setup,
+	RACE_THREADS(owner_put_store_dead, reader),
+	.check    = one_release,
 	.teardown = teardown,
 	.bound    = 2,
 };
