@@ -41,6 +41,10 @@
 #                             solutions; docs/bench.md)
 #   make bench-lab4 [IMPL=]   lab 4's hashed-lock refcount_t against lab 2's
 #                             cmpxchg one: ratios (IMPL: default solutions)
+#   make bench-lab6 [IMPL=] [THREADS=1,2,4] [BENCH=smoke]
+#                             lab 6's rcuref get against lab 2's cmpxchg
+#                             loop and atomic_inc: ratios, retries, CSV,
+#                             plot (IMPL: default solutions; docs/bench.md)
 #   make rr-probe             can rr record on this machine? (rr is optional)
 #   make rr-record-N [SCHED=] record lab N's failing schedule under rr
 #   make rr-replay-N          rr replay of it, walked back to the write that
@@ -76,6 +80,7 @@ PYTHON  ?= python3
 include mk/labs.mk
 include mk/build.mk
 include mk/bench-lab4.mk
+include mk/bench-lab6.mk
 include mk/bench.mk
 include mk/litmus.mk
 
@@ -89,7 +94,7 @@ quiet = $(if $(filter 1,$(V)),,@printf '  %-7s %s\n' '$(1)' '$@';)
 
 RR_KINDS := record replay chaos
 STUDENT  := test hint watch
-.PHONY: help deps demo check clean litmus bench-race bench-lab4 bench rr-probe replay debug flaky \
+.PHONY: help deps demo check clean litmus bench-race bench-lab4 bench-lab6 bench rr-probe replay debug flaky \
 	hw-bundle hw-run \
 	grade grade-all dist-student gradescope-zip classroom-workflow \
 	$(addprefix lab-,$(LABS)) $(addprefix grade-,$(LABS)) $(addprefix race-,$(LABS)) \
@@ -181,6 +186,10 @@ bench-race: | $(DEPS_BUILD)
 
 bench-lab4: $(BENCH4_BIN)
 	@$(BENCH4_BIN)
+
+bench-lab6: $(BENCH6_OK)
+	@$(PYTHON) tools/bench_lab6.py --bin $(BENCH6_BIN) --out $(BUILD)/bench/lab6 \
+		$(if $(THREADS),--threads $(THREADS)) $(if $(filter smoke,$(BENCH)),--smoke)
 
 bench: $(BENCH_OK)
 	@$(PYTHON) tools/bench.py --bin $(BENCH_BIN) --impl $(BENCH_IMPL) \

@@ -7,7 +7,8 @@
  * follows the kernel: operations that return nothing (atomic_inc, ...) and
  * atomic_read/atomic_set are relaxed; every operation that returns a value
  * derived from the update (atomic_dec_and_test, atomic_inc_return,
- * cmpxchg, xchg) is fully ordered.
+ * cmpxchg, xchg) is fully ordered, unless its name says _relaxed or
+ * _release (rcuref_t's atomic_add_negative_relaxed, ...: lab 6).
  *
  * Harness backend: each operation is first a scheduling point of the race
  * reproducer, labelled "<caller>.<op>" (see race_hooks.h), and uses the
@@ -84,6 +85,15 @@ static inline void kit_atomic_set(atomic_t *v, int i, const char *fn __maybe_unu
 		refcount_from_zero(&v->counter, i, fn, "set");
 }
 
+/*
+ * The result of adding @i to @old, as the counter's two's complement
+ * arithmetic wraps: no signed overflow in C.
+ */
+static inline int kit_atomic_sum(int old, int i)
+{
+	return (int)((unsigned int)old + (unsigned int)i);
+}
+
 #ifdef CONFIG_NO_CMPXCHG
 /* atomic_hash.c: the arch's emulation, under its own hashed spinlocks. */
 int atomic_hash_fetch_add(int *counter, int delta, const char *fn,
@@ -104,26 +114,51 @@ static inline int kit_atomic_fetch_add(atomic_t *v, int i, const char *fn,
 	"CONFIG_NO_CMPXCHG: this CPU has no compare-and-exchange; update "	\
 	"the count under its hashed spinlock instead (lab 4)")
 #else
+/* The ordering of a C11 memory order, as race_access() flags. */
+static inline unsigned int kit_race_order(int order)
+{
+	switch (order) {
+	case __ATOMIC_SEQ_CST:
+		return RACE_FULL;
+	case __ATOMIC_RELEASE:
+		return RACE_RELEASE;
+	case __ATOMIC_ACQUIRE:
+		return RACE_ACQUIRE;
+	default:
+		return RACE_RELAXED;
+	}
+}
+
 static inline int kit_atomic_fetch_add(atomic_t *v, int i, const char *fn,
 				     const char *what, int order)
 {
 	return __ATOMIC_RMW(v, fn, what, __atomic_fetch_add, i, order,
-			    order == __ATOMIC_SEQ_CST ? RACE_FULL : RACE_RELAXED);
+			    kit_race_order(order));
 }
 
-static inline int kit_atomic_cmpxchg(atomic_t *v, int old, int new,
-				   const char *fn __maybe_unused)
+/* @order: of a successful exchange; a failed one is a relaxed load. */
+static inline int kit_atomic_cmpxchg_order(atomic_t *v, int old, int new,
+					 const char *fn __maybe_unused,
+					 const char *what, int order)
 {
 	int cur = old;
 
-	race_access(fn, "cmpxchg", &v->counter, RACE_RMW | RACE_FULL);
-	__atomic_compare_exchange_n(&v->counter, &cur, new, 0,
-				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	race_access(fn, what, &v->counter, RACE_RMW | kit_race_order(order));
+	__atomic_compare_exchange_n(&v->counter, &cur, new, 0, order,
+				    order == __ATOMIC_SEQ_CST ?
+				    __ATOMIC_SEQ_CST : __ATOMIC_RELAXED);
 	cur = race_seen(cur);
-	poison_check(&v->counter, cur, fn, "cmpxchg");
+	poison_check(&v->counter, cur, fn, what);
 	if (unlikely(!cur && !old && new > 0))
-		refcount_from_zero(&v->counter, new, fn, "cmpxchg");
+		refcount_from_zero(&v->counter, new, fn, what);
 	return cur;
+}
+
+static inline int kit_atomic_cmpxchg(atomic_t *v, int old, int new,
+				   const char *fn)
+{
+	return kit_atomic_cmpxchg_order(v, old, new, fn, "cmpxchg",
+					__ATOMIC_SEQ_CST);
 }
 
 static inline int kit_atomic_inc_not_zero(atomic_t *v, const char *fn)
@@ -169,12 +204,15 @@ static inline int kit_atomic_inc_not_zero(atomic_t *v, const char *fn)
  * atomic_inc_return / atomic_dec_return / atomic_add_return - update, and
  * return the new value
  *
- * Guarantees: atomic and fully ordered (a full barrier on each side).
+ * Guarantees: atomic and fully ordered (a full barrier on each side); the
+ * counter wraps (two's complement), as the kernel's does.
  */
-#define atomic_inc_return(v)	 (kit_atomic_fetch_add((v), 1, __func__, "inc_return", __ATOMIC_SEQ_CST) + 1)
-#define atomic_dec_return(v)	 (kit_atomic_fetch_add((v), -1, __func__, "dec_return", __ATOMIC_SEQ_CST) - 1)
-#define atomic_add_return(i, v) ({ int __i = (i); \
-	kit_atomic_fetch_add((v), __i, __func__, "add_return", __ATOMIC_SEQ_CST) + __i; })
+#define atomic_inc_return(v)	 kit_atomic_sum(kit_atomic_fetch_add((v), 1, __func__, \
+	"inc_return", __ATOMIC_SEQ_CST), 1)
+#define atomic_dec_return(v)	 kit_atomic_sum(kit_atomic_fetch_add((v), -1, __func__, \
+	"dec_return", __ATOMIC_SEQ_CST), -1)
+#define atomic_add_return(i, v) ({ int __i = (i); kit_atomic_sum( \
+	kit_atomic_fetch_add((v), __i, __func__, "add_return", __ATOMIC_SEQ_CST), __i); })
 
 /**
  * atomic_dec_and_test - decrement; true iff the counter became 0
@@ -185,10 +223,45 @@ static inline int kit_atomic_inc_not_zero(atomic_t *v, const char *fn)
 #define atomic_dec_and_test(v) \
 	(kit_atomic_fetch_add((v), -1, __func__, "dec_and_test", __ATOMIC_SEQ_CST) == 1)
 
+/**
+ * atomic_add_negative / _relaxed / _release - add @i; true iff the result
+ * is negative
+ *
+ * The counter wraps: 0x7fffffff + 1 is negative.  rcuref_t's get and put
+ * (lab 6) are one of these each, checked after the fact.
+ * Guarantees: atomic; atomic_add_negative() is fully ordered, _relaxed
+ * orders nothing, _release orders every earlier access of the thread before
+ * the update (Documentation/atomic_t.txt).
+ */
+#define atomic_add_negative(i, v) ({ int __i = (i); kit_atomic_sum( \
+	kit_atomic_fetch_add((v), __i, __func__, "add_negative", __ATOMIC_SEQ_CST), \
+	__i) < 0; })
+#define atomic_add_negative_relaxed(i, v) ({ int __i = (i); kit_atomic_sum( \
+	kit_atomic_fetch_add((v), __i, __func__, "add_negative_relaxed", \
+			     __ATOMIC_RELAXED), __i) < 0; })
+#define atomic_add_negative_release(i, v) ({ int __i = (i); kit_atomic_sum( \
+	kit_atomic_fetch_add((v), __i, __func__, "add_negative_release", \
+			     __ATOMIC_RELEASE), __i) < 0; })
+
+/**
+ * atomic_sub_return_release / _relaxed - subtract @i, return the new value
+ *
+ * Guarantees: atomic; _release orders every earlier access of the thread
+ * before the update and nothing after it, _relaxed orders nothing.
+ */
+#define atomic_sub_return_release(i, v) ({ int __i = (i); kit_atomic_sum( \
+	kit_atomic_fetch_add((v), -__i, __func__, "sub_return_release", \
+			     __ATOMIC_RELEASE), -__i); })
+#define atomic_sub_return_relaxed(i, v) ({ int __i = (i); kit_atomic_sum( \
+	kit_atomic_fetch_add((v), -__i, __func__, "sub_return_relaxed", \
+			     __ATOMIC_RELAXED), -__i); })
+
 #ifdef CONFIG_NO_CMPXCHG
 /* No compare-and-exchange on this CPU: each use is a compile error. */
 #define atomic_cmpxchg(v, old, new) \
 	({ __NO_CMPXCHG("atomic_cmpxchg()"); (void)sizeof(v); 0; })
+#define atomic_cmpxchg_release(v, old, new) \
+	({ __NO_CMPXCHG("atomic_cmpxchg_release()"); (void)sizeof(v); 0; })
 #define atomic_inc_not_zero(v) \
 	({ __NO_CMPXCHG("atomic_inc_not_zero()"); (void)sizeof(v); 0; })
 #define cmpxchg(ptr, old, new) \
@@ -203,6 +276,17 @@ static inline int kit_atomic_inc_not_zero(atomic_t *v, const char *fn)
  * Guarantees: atomic and fully ordered, whether or not it exchanged.
  */
 #define atomic_cmpxchg(v, old, new)	kit_atomic_cmpxchg((v), (old), (new), __func__)
+
+/**
+ * atomic_cmpxchg_release - atomic_cmpxchg() with release ordering only
+ *
+ * Returns the value found; it equals @old iff the exchange happened.
+ * Guarantees: atomic; when it exchanges, every earlier access of the
+ * thread is ordered before the store; a failed one orders nothing.
+ */
+#define atomic_cmpxchg_release(v, old, new) \
+	kit_atomic_cmpxchg_order((v), (old), (new), __func__, "cmpxchg_release", \
+				 __ATOMIC_RELEASE)
 
 /**
  * atomic_inc_not_zero - increment the counter unless it is 0

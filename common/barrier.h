@@ -39,6 +39,19 @@
 } while (0)
 
 /**
+ * smp_acquire__after_ctrl_dep - after a branch on a load: order that load
+ * before every later load and store, as an acquire would
+ *
+ * A control dependency orders later stores only; this adds the loads (the
+ * kernel's, for a cmpxchg_release that succeeded: rcuref_put()).
+ */
+#define smp_acquire__after_ctrl_dep() do {				\
+	race_fence(__func__, "smp_acquire__after_ctrl_dep",		\
+		   RACE_LOAD | RACE_ACQUIRE);				\
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);			\
+} while (0)
+
+/**
  * smp_store_release - store @v at *@p after every earlier access
  *
  * Guarantees: a reader whose smp_load_acquire() (or acquire-ordered

@@ -18,6 +18,7 @@
  *              race_fence                                models/access.c, weak.c
  *   locks      race_spin_lock                            models/lock.c
  *   RCU        race_rcu_*, race_synchronize_rcu, ...     models/rcu.c
+ *              race_preempt_depth                        models/rcu.c
  *   objects    race_obj_alloc, race_obj_free             models/slab.c
  *              race_obj_align                            runtime/placement.c
  *   interrupts race_irq_depth                            models/irq.c
@@ -142,6 +143,15 @@ bool race_synchronize_rcu(const char *fn);
 bool race_call_rcu(const char *fn, struct rcu_head *head,
 		   void (*func)(struct rcu_head *head));
 bool race_rcu_barrier(const char *fn);
+
+/**
+ * race_preempt_depth - where the calling scenario thread's
+ * preempt_disable() nesting is kept, or NULL outside the scenario threads
+ *
+ * The scenario threads of one execution share an OS thread, so a
+ * thread-local count would be theirs together.  Not a scheduling point.
+ */
+int *race_preempt_depth(void);
 
 /**
  * race_obj_alloc - the slab has just handed out @obj
@@ -278,6 +288,7 @@ static inline void race_obj_free(const void *obj __maybe_unused,
 				 const char *file __maybe_unused,
 				 int line __maybe_unused) { }
 static inline unsigned long *race_irq_depth(void) { return NULL; }
+static inline int *race_preempt_depth(void) { return NULL; }
 static inline void race_on_search_child(void (*fn)(void) __maybe_unused) { }
 static inline bool race_lock_acquire(const char *fn __maybe_unused,
 				     const volatile void *lock __maybe_unused)

@@ -24,7 +24,7 @@ LAB_PARTS  := unit-plain unit-asan tsan race
 # here.  Not here: the tests' own helpers (warn_count, slab_*), kit_bug
 # and kit_evidence.
 KIT_SYMBOLS := __spin_lock __spin_trylock __spin_unlock __warn __bug poison_report \
-	refcount_from_zero \
+	__preempt_disable __preempt_enable preempt_count refcount_from_zero \
 	__rcu_read_lock __rcu_read_unlock __synchronize_rcu __call_rcu __rcu_barrier \
 	__kmalloc __kfree __kmem_cache_alloc __kmem_cache_free kmem_cache_create \
 	kmem_cache_destroy __local_irq_save __local_irq_restore irqs_disabled \

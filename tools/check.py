@@ -489,6 +489,28 @@ def bench_rows():
                 refused("close-never-puts"))]
 
 
+def bench6_rows():
+    """make bench-lab6's smoke test (BENCH=smoke: every variant, workload
+    and thread count, a few thousand pairs, every count checked, no
+    timing): on the solutions, and refused on the skeleton, whose gets fail
+    (a benchmark of a wrong count would be worthless).  No row looks at a
+    figure."""
+    def smoke(impl):
+        return proc.make(["bench-lab6"], impl=impl, build=BUILD, extra=["BENCH=smoke"])
+
+    def solutions():
+        r = smoke("solutions")
+        return r.ok, r.status() + ", " + (r.tail(1) or [""])[0], r.tail(10)
+
+    def skeleton():
+        r = smoke("labs")
+        why = [l for l in r.tail(6) if l.startswith("bench-lab6:")] or r.tail(1) or [""]
+        ok = r.rc not in (0, None) and not r.timed_out
+        return ok, ("refused: " if ok else "NOT REFUSED: ") + why[0], r.tail(6)
+    return [Row("bench-lab6: smoke on the solutions, every count checked", solutions),
+            Row("bench-lab6: smoke refuses the skeleton's count", skeleton)]
+
+
 # The table.  Append functions returning rows here.
 SUITES = [
     common_rows,
@@ -501,6 +523,7 @@ SUITES = [
     contracts_rows,
     lab_rows,
     bench_rows,
+    bench6_rows,
     grader_rows,
     error_rows,
     limits_rows,

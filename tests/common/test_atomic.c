@@ -54,6 +54,25 @@ Test(atomic, cmpxchg_returns_the_old_value)
 	cr_assert_eq(p, 2);
 }
 
+Test(atomic, add_negative_and_release_forms)
+{
+	atomic_t v = ATOMIC_INIT(0x7fffffff);
+
+	cr_assert(atomic_add_negative_relaxed(1, &v), "INT_MAX + 1 wraps negative");
+	cr_assert_eq((unsigned int)atomic_read(&v), 0x80000000u);
+	cr_assert_not(atomic_add_negative_release(-1, &v), "back to INT_MAX");
+	cr_assert_not(atomic_add_negative(-0x7fffffff, &v), "0 is not negative");
+	cr_assert(atomic_add_negative(-1, &v));
+	cr_assert_eq(atomic_sub_return_release(1, &v), -2);
+	cr_assert_eq(atomic_sub_return_relaxed(-3, &v), 1);
+	atomic_set(&v, 0x7fffffff);
+	cr_assert_eq(atomic_inc_return(&v), (int)0x80000000u, "wraps, as the kernel's");
+	cr_assert_eq(atomic_cmpxchg_release(&v, -1, 5), (int)0x80000000u,
+		     "mismatch: returns current");
+	cr_assert_eq(atomic_cmpxchg_release(&v, (int)0x80000000u, 5), (int)0x80000000u);
+	cr_assert_eq(atomic_read(&v), 5, "match: stored");
+}
+
 Test(atomic, once_accessors)
 {
 	int a = 0;

@@ -24,7 +24,7 @@
 # Each step has a time limit (STEP_LIMIT, seconds); a failing step is
 # written down and the next one runs.  Exit 0 once every step has run.
 # STEPS (default "probe build rr bench") picks steps; LABS (default "1 2 3 4
-# 5") the labs of the rr step (make check runs STEPS=probe,rr LABS=1).
+# 5 6") the labs of the rr step (make check runs STEPS=probe,rr LABS=1).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -36,7 +36,7 @@ STEP_LIMIT=${STEP_LIMIT:-300}
 BUILD=${BUILD:-build/hw/kit}
 STEPS=" ${STEPS:-probe build rr bench} "
 STEPS=${STEPS//,/ }
-LABS=${LABS:-1 2 3 4 5}
+LABS=${LABS:-1 2 3 4 5 6}
 export CC BUILD
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.txt"
@@ -49,6 +49,7 @@ race_tree() {
 	2) echo lab2-refcount/get-rcu-read-then-inc ;;
 	3) echo lab3-rcu-free/get-after-read-unlock ;;
 	5) echo lab5-fdtable/fget-no-recheck ;;
+	6) echo lab6-rcuref/put-marks-dead-with-store ;;
 	*) echo solutions ;;
 	esac
 }

@@ -365,12 +365,42 @@ def _unique(lines):
     return sorted(set(lines), key=lines.index)
 
 
+def _directive_blocks(where):
+    """{line: block} of file @where: a block is the run of lines between two
+    preprocessor directives, the most a condition can keep or drop."""
+    try:
+        with open(os.path.join(ROOT, where), errors="replace") as f:
+            text = f.read().splitlines()
+    except OSError:
+        return {}
+    blocks, block, continued = {}, 0, False
+    for n, l in enumerate(text, 1):
+        if continued or l.lstrip().startswith("#"):
+            block += 1
+            continued = l.rstrip().endswith("\\")
+        blocks[n] = block
+    return blocks
+
+
 def _variant_lines(seen):
-    """Refusals of lines compiled in some of @seen's (build, lines) only."""
-    every = set.intersection(*[lines for _, lines in seen]) if seen else set()
+    """Refusals of code compiled in some of @seen's (build, lines) only.
+
+    Compared by the blocks between directives, not by lines: where the
+    tokens after a macro call that spans lines are said to be differs
+    (clang's -E puts them on the call's first line, its token dump and gcc's
+    -E on their own), and only a directive can make a build leave code out."""
+    blocks = {}
+
+    def block(at):
+        where, line = at
+        if where not in blocks:
+            blocks[where] = _directive_blocks(where)
+        return (where, blocks[where].get(line, -line))
+    seen = [(v, {block(at): at for at in lines}) for v, lines in seen]
+    every = set.intersection(*[set(b) for _, b in seen]) if seen else set()
     found = []
     for variant, lines in seen:
-        for where, line in sorted(lines - every)[:1]:
+        for where, line in sorted(lines[b] for b in set(lines) - every)[:1]:
             found.append("%s:%d: compiled in the %s build but not in every build the tests "
                          "use: the code must not depend on how it is built"
                          % (os.path.relpath(os.path.join(ROOT, where), ROOT), line, variant))

@@ -34,8 +34,10 @@ struct rcu_cb {
 	struct gp_snap gp;
 };
 
-/* Per thread id: read-side nesting, outermost sections left, waits. */
+/* Per thread id: read-side nesting, outermost sections left, waits;
+ * preempt_disable() nesting (preempt.c keeps its section here). */
 static int nesting[RACE_NR_SLOTS + 1];
+static int preempt_depth[RACE_NR_SLOTS + 1];
 static unsigned long sections[RACE_NR_SLOTS + 1];
 static struct gp_snap sync_gp[RACE_NR_SLOTS + 1];
 static long barrier_snap[RACE_NR_SLOTS + 1];
@@ -279,6 +281,14 @@ static void rcu_thread(void)
 	}
 }
 
+/* Where the calling scenario thread counts its preempt_disable()s. */
+int *race_preempt_depth(void)
+{
+	struct race_thread *t = race_self();
+
+	return t ? &preempt_depth[t->id] : NULL;
+}
+
 /* A new execution: no reader inside, no callback queued. */
 static void rcu_reset(void)
 {
@@ -287,6 +297,7 @@ static void rcu_reset(void)
 
 	for (id = 0; id <= RACE_NR_SLOTS; id++) {
 		nesting[id] = 0;
+		preempt_depth[id] = 0;
 		sections[id] = 0;
 	}
 	cb_head = cb_tail = cb_done = 0;
