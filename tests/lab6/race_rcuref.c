@@ -167,6 +167,11 @@ static bool reader_put_last(void)
 	return reader_released;
 }
 
+/* Hint: Exactly one put returns true, the one whose compare-and-exchange found
+ * NOREF, and the put keeps its object alive until it returns (rcuref.h,
+ * rcuref_put; the handout's "The mark-dead race" and "the deconstruction
+ * race").
+ */
 RACE_SCENARIO(mark_dead_race) = {
 	.name     = "mark_dead_race",
 	.summary  = "the owner's last rcuref_put against a reader's rcuref_get "
@@ -238,6 +243,10 @@ static void owner_put_store_dead(void)
 	owner_put_with(put_store_dead);
 }
 
+/* Hint: A demo, not graded: the test's own put, without preempt_disable(),
+ * reaches your slow path after the reader's get and put have freed the object
+ * (the handout's "Why the put disables preemption").
+ */
 RACE_SCENARIO(deconstruction_race) = {
 	.name     = "deconstruction_race",
 	.summary  = "the owner's put without preempt_disable: the reader's get "
@@ -251,6 +260,10 @@ RACE_SCENARIO(deconstruction_race) = {
 	.bound    = 2,
 };
 
+/* Hint: A demo, not graded: the test's own put marks the count dead with a
+ * plain store over the reader's get, and the object is freed twice (the
+ * handout, end of "Why the put disables preemption").
+ */
 RACE_SCENARIO(mark_dead_store) = {
 	.name     = "mark_dead_store",
 	.summary  = "the owner's put marks the count dead with a store, over "
@@ -286,6 +299,10 @@ static bool both_failed(void)
 	return failed_gets == 2;
 }
 
+/* Hint: Gets that land in the dead zone must fail and put DEAD back, so the
+ * object is freed at DEAD: look at rcuref_get_slowpath()'s dead-zone branch
+ * (rcuref.h, rcuref_get's Guarantees).
+ */
 RACE_SCENARIO(get_in_dead_zone) = {
 	.name     = "get_in_dead_zone",
 	.summary  = "the owner's last rcuref_put against two readers: gets that "
@@ -353,6 +370,10 @@ static bool saturated(void)
 	return raw(&big) == RCUREF_SATURATED;
 }
 
+/* Hint: Around MAXREF a get whose slow path finds the count back in the valid
+ * zone succeeds and changes nothing; one that finds it saturated WARNs and
+ * stores SATURATED. Look at both slow paths' saturation branches (rcuref.h).
+ */
 RACE_SCENARIO(saturation_vs_puts) = {
 	.name     = "saturation_vs_puts",
 	.summary  = "two rcuref_get and an rcuref_put on a count one short of "
@@ -403,6 +424,10 @@ static bool neither_released(void)
 	return puts_true == 0;
 }
 
+/* Hint: One reference put twice, the second maybe before the first's
+ * mark-dead: exactly one WARN, nobody frees twice, the count ends DEAD.
+ * rcuref_put_slowpath() decides on @cnt (rcuref.h).
+ */
 RACE_SCENARIO(imbalanced_put) = {
 	.name     = "imbalanced_put",
 	.summary  = "one reference put twice: exactly one WARN, the count "
@@ -468,6 +493,10 @@ static bool t1_last(void)
 	return last_put == 1;
 }
 
+/* Hint: Weak memory: the put that returns true must see every holder's writes.
+ * Check the ordering of the subtraction and of the put that wins (the
+ * handout's "The ordering argument").
+ */
 RACE_SCENARIO(put_orders_accesses) = {
 	.name     = "put_orders_accesses",
 	.summary  = "two holders write, then put; the last put must see both "

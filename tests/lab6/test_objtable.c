@@ -49,6 +49,10 @@ static void destroy_and_check(void)
 
 TestSuite(objtable, .init = open_table, .fini = close_table);
 
+/* Hint: objtable_lookup() must take a reference with rcuref_get() inside its
+ * read-side section, and object_put() must drop one with rcuref_put()
+ * (objtable.h; the handout's Part 2).
+ */
 Test(objtable, lookup_takes_a_reference)
 {
 	struct object *obj;
@@ -68,6 +72,9 @@ Test(objtable, lookup_takes_a_reference)
 	destroy_and_check();
 }
 
+/* Hint: objtable_lookup() returns NULL when __objtable_find_rcu() finds
+ * nothing; insert and delete are given, so look at your lookup's miss path.
+ */
 Test(objtable, lookup_misses_absent_keys)
 {
 	cr_assert_eq(objtable_insert(t, 1), 0,
@@ -83,6 +90,10 @@ Test(objtable, lookup_misses_absent_keys)
 	destroy_and_check();
 }
 
+/* Hint: A failed rcuref_get() is a miss: objtable_lookup() returns NULL and
+ * writes nothing more to the count, which the get's slow path left DEAD
+ * (objtable.h, objtable_lookup's Guarantees).
+ */
 Test(objtable, lookup_misses_a_dying_object)
 {
 	struct object *obj;
@@ -106,6 +117,10 @@ Test(objtable, lookup_misses_a_dying_object)
 	destroy_and_check();
 }
 
+/* Hint: object_put() must free through call_rcu() with your own callback,
+ * never at once: a reader inside rcu_read_lock() may still read the object
+ * (objtable.h, object_put).
+ */
 Test(objtable, last_put_frees_after_the_grace_period)
 {
 	struct object *obj;
@@ -129,6 +144,9 @@ Test(objtable, last_put_frees_after_the_grace_period)
 	destroy_and_check();
 }
 
+/* Hint: object_put() returns 1 exactly when rcuref_put() returned true, and
+ * frees only then (objtable.h, object_put's Guarantees).
+ */
 Test(objtable, put_returns_one_only_for_the_last)
 {
 	struct object *a, *b;
@@ -155,6 +173,10 @@ Test(objtable, put_returns_one_only_for_the_last)
 	destroy_and_check();
 }
 
+/* Hint: object_put() must never block, so it may be called inside
+ * rcu_read_lock(): a synchronize_rcu() or rcu_barrier() there is the usual
+ * cause (objtable.h, object_put).
+ */
 Test(objtable, put_inside_a_read_side_section)
 {
 	struct object *obj;

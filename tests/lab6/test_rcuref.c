@@ -37,6 +37,10 @@ static void teardown(void)
 TestSuite(rcuref, .init = setup, .fini = teardown);
 TestSuite(slowpath, .init = setup, .fini = teardown);
 
+/* Hint: rcuref_read() must add 1 to the stored count outside the dead zone
+ * (rcuref.h, rcuref_read's Guarantees); rcuref_init() is given and stores
+ * references - 1.
+ */
 Test(rcuref, init_then_read)
 {
 	rcuref_t r;
@@ -50,6 +54,10 @@ Test(rcuref, init_then_read)
 		     "rcuref_init(5): rcuref_read gave %u, not 5", rcuref_read(&r));
 }
 
+/* Hint: rcuref_read() reads 0 anywhere in the dead zone, NOREF included, and
+ * the stored count + 1 everywhere else, the saturation zone too: compare your
+ * test with the zone edges (the handout's "The zones").
+ */
 Test(rcuref, read_in_every_zone)
 {
 	rcuref_t r;
@@ -74,6 +82,10 @@ Test(rcuref, read_in_every_zone)
 	cr_assert_eq(rcuref_read(&r), 0, "NOREF: the last reference is gone");
 }
 
+/* Hint: rcuref_get() takes one atomic add and goes to the slow path only when
+ * the result reads as negative; MAXREF itself is still in the valid zone
+ * (rcuref.h, rcuref_get).
+ */
 Test(rcuref, get_adds_one)
 {
 	rcuref_t r;
@@ -91,6 +103,10 @@ Test(rcuref, get_adds_one)
 	cr_assert_eq(warn_count(), 0, "a get below MAXREF is no bug: no WARN");
 }
 
+/* Hint: A get on a dead count must fail and leave DEAD behind, without a WARN:
+ * look at rcuref_get_slowpath()'s dead-zone branch (rcuref.h,
+ * rcuref_get_slowpath's Guarantees).
+ */
 Test(rcuref, get_on_dead_fails)
 {
 	rcuref_t r;
@@ -107,6 +123,10 @@ Test(rcuref, get_on_dead_fails)
 	cr_assert_eq(warn_count(), 0, "a get on a dead count is no bug: no WARN");
 }
 
+/* Hint: rcuref_get_slowpath() must recognise every value from RELEASED to
+ * NOREF as dead, not only DEAD itself: check the bounds of your zone test (the
+ * handout's "The zones").
+ */
 Test(rcuref, get_anywhere_in_the_dead_zone_goes_back_to_dead)
 {
 	static const unsigned int dead[] = {
@@ -126,6 +146,10 @@ Test(rcuref, get_anywhere_in_the_dead_zone_goes_back_to_dead)
 		     "a get in the dead zone is no bug: no WARN");
 }
 
+/* Hint: A get that lands in the saturation zone succeeds, WARNs and puts
+ * SATURATED back, every time (rcuref.h, rcuref_get_slowpath); check which zone
+ * your slow path tests first.
+ */
 Test(rcuref, get_past_maxref_saturates_and_warns)
 {
 	rcuref_t r;
@@ -148,6 +172,10 @@ Test(rcuref, get_past_maxref_saturates_and_warns)
 		     "three gets past MAXREF: three WARNs, not %lu", warn_count());
 }
 
+/* Hint: rcuref_put() subtracts 1 and returns false while the result is not
+ * negative; it must also undo its own preempt_disable() on every path
+ * (rcuref.h, rcuref_put).
+ */
 Test(rcuref, put_not_last)
 {
 	rcuref_t r;
@@ -162,6 +190,10 @@ Test(rcuref, put_not_last)
 		     "disabled");
 }
 
+/* Hint: The last put leaves NOREF; rcuref_put_slowpath() must then mark it
+ * DEAD and return true (the handout's Part 1, rcuref_put). Check that the slow
+ * path is reached with what the subtraction returned.
+ */
 Test(rcuref, last_put_marks_dead)
 {
 	rcuref_t r;
@@ -178,6 +210,10 @@ Test(rcuref, last_put_marks_dead)
 		     "disabled");
 }
 
+/* Hint: After a get and its put, the owner's put is the last and must return
+ * true: look at rcuref_get()'s fast path and at which value rcuref_put() hands
+ * its slow path.
+ */
 Test(rcuref, get_then_put_then_last)
 {
 	rcuref_t r;
@@ -191,6 +227,10 @@ Test(rcuref, get_then_put_then_last)
 		     "after the last put: DEAD, not %#x", raw(&r));
 }
 
+/* Hint: A put on a dead count is a put too many: rcuref_put_slowpath()'s
+ * dead-zone branch WARNs, puts DEAD back and returns false (rcuref.h,
+ * rcuref_put_slowpath's Guarantees).
+ */
 Test(rcuref, imbalanced_put_warns)
 {
 	rcuref_t r;
@@ -206,6 +246,10 @@ Test(rcuref, imbalanced_put_warns)
 		     "rcuref_put returned with preemption disabled");
 }
 
+/* Hint: A put in the saturation zone must neither free nor WARN:
+ * rcuref_put_slowpath() puts SATURATED back (rcuref.h). Check the order of
+ * your zone tests on cnt.
+ */
 Test(rcuref, put_on_saturated_stays_saturated)
 {
 	rcuref_t r;
@@ -222,6 +266,10 @@ Test(rcuref, put_on_saturated_stays_saturated)
 
 /* The slow paths on their own: the states a racing thread leaves. */
 
+/* Hint: rcuref_get_slowpath() reads the count again and decides by zone: dead,
+ * saturated, or back in the valid zone where it changes nothing (the handout's
+ * Part 1, rcuref_get).
+ */
 Test(slowpath, get_slowpath_in_each_zone)
 {
 	rcuref_t r;
@@ -247,6 +295,10 @@ Test(slowpath, get_slowpath_in_each_zone)
 	cr_assert_eq(warn_count(), 1, "a valid count is no saturation");
 }
 
+/* Hint: With cnt at NOREF the put slow path marks the count DEAD with one
+ * compare-and-exchange from NOREF and returns true when it exchanged
+ * (rcuref.h, rcuref_put_slowpath).
+ */
 Test(slowpath, put_slowpath_marks_noref_dead)
 {
 	rcuref_t r;
@@ -260,6 +312,9 @@ Test(slowpath, put_slowpath_marks_noref_dead)
 		     "marking the count dead is no bug: no WARN");
 }
 
+/* Hint: A get raised the count after this put left NOREF: the put slow path
+ * must not overwrite it, nor retry (the handout's "The mark-dead race").
+ */
 Test(slowpath, put_slowpath_after_a_get_came_in)
 {
 	rcuref_t r;
@@ -272,6 +327,10 @@ Test(slowpath, put_slowpath_after_a_get_came_in)
 	cr_assert_eq(warn_count(), 0, "a get that came in is no bug: no WARN");
 }
 
+/* Hint: cnt says NOREF but memory already says DEAD: another put owns the
+ * free. rcuref_put_slowpath() decides on @cnt, not on a second read (rcuref.h;
+ * the handout's "The bug of 2023").
+ */
 Test(slowpath, put_slowpath_after_the_getter_put_it)
 {
 	rcuref_t r;
@@ -286,6 +345,9 @@ Test(slowpath, put_slowpath_after_the_getter_put_it)
 		     "is balanced: no WARN");
 }
 
+/* Hint: A @cnt in the dead zone other than NOREF is an imbalanced put: one
+ * WARN, DEAD stored back, false (rcuref.h, rcuref_put_slowpath).
+ */
 Test(slowpath, put_slowpath_in_the_dead_zone)
 {
 	rcuref_t r;
@@ -299,6 +361,10 @@ Test(slowpath, put_slowpath_in_the_dead_zone)
 		     "a put in the dead zone must WARN once, not %lu times", warn_count());
 }
 
+/* Hint: A @cnt in the saturation zone: SATURATED stored back, false, and no
+ * WARN (rcuref.h, rcuref_put_slowpath); check where your zone tests draw the
+ * line between saturated and dead.
+ */
 Test(slowpath, put_slowpath_in_the_saturation_zone)
 {
 	rcuref_t r;

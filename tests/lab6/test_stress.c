@@ -49,6 +49,10 @@ static void *pairs(void *arg __maybe_unused)
 	return NULL;
 }
 
+/* Hint: Concurrent gets and puts on a count that keeps its owner's reference:
+ * every get must succeed, no put may return true, and none may be lost. Look
+ * for a non-atomic read-then-write in rcuref_get or rcuref_put.
+ */
 Test(stress, get_put_pairs_exact)
 {
 	pthread_t tid[NR_THREADS];
@@ -74,6 +78,10 @@ Test(stress, get_put_pairs_exact)
 
 /* --- the last put against readers, round after round -------------------------- */
 
+/* Hint: The owner's last put races with readers' gets and puts: exactly one
+ * put may return true, and only once the count is DEAD. Look at
+ * rcuref_put_slowpath()'s NOREF branch (the handout's "The mark-dead race").
+ */
 Test(stress, last_put_against_readers)
 {
 	struct rounds_result r;
@@ -179,11 +187,19 @@ static void run_table(enum slab_reuse reuse)
 	rcu_unregister_thread();
 }
 
+/* Hint: Readers against writers on the table: a lookup must never return
+ * another key's object, a freed one, or miss a key present all along. Check
+ * objtable_lookup() and object_put() against objtable.h's Guarantees.
+ */
 Test(stress, table_quarantined)
 {
 	run_table(SLAB_REUSE_QUARANTINE);
 }
 
+/* Hint: As table_quarantined, with freed memory reused at once: a touch after
+ * the free shows here first. Check that object_put() frees only through
+ * call_rcu() and that lookup keeps its read-side section around the get.
+ */
 Test(stress, table_reused_at_once)
 {
 	run_table(SLAB_REUSE_IMMEDIATE);

@@ -245,9 +245,26 @@ static int case_free_before_gp(const struct tsan_case *c __maybe_unused)
 }
 
 static const struct tsan_case cases[] = {
+	/* Hint: TSan must see no race on gets and puts of one count: every
+	 * access to the count goes through the kit's atomics. Exit 1: the
+	 * sanity run or the final count failed; pass the unit tests first.
+	 */
 	{ "get_put",		"clean", case_get_put, NULL },
+	/* Hint: The owner's last put against readers must be clean: the free
+	 * comes only after the put that returned true, through call_rcu() (the
+	 * handout's "The ordering argument"). Exit 1: an end-of-run check
+	 * failed; pass the unit tests first.
+	 */
 	{ "last_put",		"clean", case_last_put, NULL },
+	/* Hint: The table under TSan: objtable_lookup() and object_put()
+	 * against the given delete and insert must be clean. A report usually
+	 * means a free without call_rcu() or a lookup outside its read-side
+	 * section.
+	 */
 	{ "lookup_delete",	"clean", case_lookup_delete, NULL },
+	/* Hint: This case must race: the file's own broken delete frees at
+	 * once. If it exits 1, make lookup_delete pass first.
+	 */
 	{ "free_before_gp",	"race",  case_free_before_gp, NULL },
 };
 
