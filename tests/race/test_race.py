@@ -276,7 +276,9 @@ class Reduction(unittest.TestCase):
     default, --reduction off turns it off."""
     SCENARIOS = (("lab1", "lookup_vs_remove"), ("lab1", "two_lookups_vs_remove"),
                  ("self", "three_each"), ("self", "rcu_sync"), ("self", "rcu_call"),
-                 ("self", "commute_first"), ("self", "pct_depth2"))
+                 ("self", "commute_first"), ("self", "pct_depth2"),
+                 ("self", "trylock_wait"), ("self", "two_location_wait"),
+                 ("self", "bounded_retry"))
 
     def test_every_class_explored(self):
         """Each bound explores every class of executions (Mazurkiewicz
