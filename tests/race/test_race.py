@@ -240,7 +240,15 @@ class Engine(unittest.TestCase):
     def test_oracle_messages(self):
         want = {
             "abba": "verdict: deadlock: no thread can run: T1 spins in a_then_b.spin_lock",
-            "spin_on_flag": "T1 repeats wait_flag.READ_ONCE",
+            "wait_forever": "verdict: livelock: every thread spins and none can make "
+                            "progress (1001 steps with no other thread able to run): "
+                            "T1 (wait_flag1) spins in wait_flag1.READ_ONCE (a turn of 1 "
+                            "step that changes nothing), waiting for a write to @1 that "
+                            "no other thread makes",
+            "spin_holding_lock": "verdict: deadlock: no thread can run but to spin "
+                                 "(1001 steps): T1 (wait_under_lock) spins in "
+                                 "wait_under_lock.READ_ONCE",
+            "wait_for_each_other": "T2 (first_1_then_2) spins in first_1_then_2.READ_ONCE",
             "leaky": "verdict: leak: 1 object(s) still allocated",
             "rcu_no_grace": "freed by T2 at step",
             "no_point_loop": "verdict: livelock: no scheduling point for 3 s (of CPU time) "
@@ -268,7 +276,9 @@ class Reduction(unittest.TestCase):
     default, --reduction off turns it off."""
     SCENARIOS = (("lab1", "lookup_vs_remove"), ("lab1", "two_lookups_vs_remove"),
                  ("self", "three_each"), ("self", "rcu_sync"), ("self", "rcu_call"),
-                 ("self", "commute_first"), ("self", "pct_depth2"))
+                 ("self", "commute_first"), ("self", "pct_depth2"),
+                 ("self", "trylock_wait"), ("self", "two_location_wait"),
+                 ("self", "bounded_retry"))
 
     def test_every_class_explored(self):
         """Each bound explores every class of executions (Mazurkiewicz
@@ -296,6 +306,16 @@ class Reduction(unittest.TestCase):
         self.assertRegex(out, r"classes: 2 distinct partial orders in \d+ executions "
                               r"\(0 cut short by sleep sets\)")
         self.assertRegex(out, r"witness: T2 reads y before T1 stores it: in \d+ of")
+
+    def test_spin_waits_cost_no_preemption(self):
+        """A busy wait is a wait (models/spin.c): from bound 0 up, the
+        waiter lets the writer run (the kit before issue 18 said livelock
+        at bound 0 on spin_on_flag), and every wait that ends holds."""
+        for name in ("spin_on_flag", "trylock_wait", "cmpxchg_wait", "two_location_wait",
+                     "bounded_retry"):
+            rc, out = run(SELF, "run", name)
+            self.assertEqual((rc,) + result(out)[:2], (0, "none", "yes"), name + ":\n" + out)
+            self.assertIn("(bound 0: ", out, name)
 
     def test_off_says_so_and_keeps_every_verdict(self):
         rc, out = run(SELF, "run", "three_each", "--reduction", "off")

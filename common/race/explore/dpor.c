@@ -92,6 +92,7 @@ struct event {
 	long node;		/* the choice node before it, -1 if none */
 	long prev;		/* its thread's step before it, -1 if none */
 	bool after;		/* its thread was runnable right after it */
+	bool lifted;		/* a spinner's turn, nobody else able to run */
 	struct clock clk;
 };
 
@@ -127,6 +128,7 @@ static long call_step[RING], calls, invokes;
 static unsigned int sleep_now;
 static struct fp sleep_fp[NSLOT];
 static bool blocked;
+static bool next_lifted;		/* the step chosen last is a lifted one */
 static unsigned long long *classes;
 
 static void join(struct clock *a, const struct clock *b)
@@ -269,6 +271,7 @@ void race_dpor_reset(void)
 	calls = invokes = 0;
 	sleep_now = 0;
 	blocked = false;
+	next_lifted = false;
 	for (i = 0; i < NSLOT; i++) {
 		has_pending[i] = false;
 		last[i] = -1;
@@ -473,6 +476,8 @@ void race_dpor_step(int thread)
 	e->node = cur_node;
 	e->prev = last[thread];
 	e->after = false;
+	e->lifted = next_lifted;
+	next_lifted = false;
 	e->clk = c;
 	if (cur_node >= 0)
 		nodes[cur_node].event = nr_ev;
@@ -566,6 +571,7 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 
 	if (!race_dpor)
 		return;
+	next_lifted = c->lifted;
 	if (nr_ev && ev[nr_ev - 1].thread == c->from)
 		ev[nr_ev - 1].after = c->from_runnable;
 	if (!race_dpor_reduce || blocked)
@@ -649,17 +655,25 @@ static unsigned long long fold(unsigned long long h, long i)
 }
 
 /* FNV-1a of the execution's partial order, linearized canonically: each
- * time, the step of the lowest thread that waits for no step left. */
+ * time, the step of the lowest thread that waits for no step left.  A
+ * spinner's lifted turns are left out: they repeat a turn that changed
+ * nothing, and how many a spinner makes while nobody else can run
+ * depends only on where the others' turns stood. */
 static unsigned long long class_hash(void)
 {
 	unsigned long long h = 0xcbf29ce484222325ULL;
 	bool *placed = calloc(nr_ev + 1, sizeof(*placed));
-	long n, i = 0;
+	long n, i = 0, left = nr_ev;
 	int t;
 
 	if (!placed)
 		abort();
-	for (n = 0; n < nr_ev; n++) {
+	for (i = 0; i < nr_ev; i++)
+		if (ev[i].lifted) {
+			placed[i] = true;
+			left--;
+		}
+	for (n = 0; n < left; n++) {
 		for (t = 1; t < NSLOT; t++)
 			if ((i = next_of(t, placed)) >= 0 && ready(i, placed))
 				break;

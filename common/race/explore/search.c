@@ -91,8 +91,9 @@ static void __noreturn hang(int seconds, const char *how)
 			  "setup() or before the first step", seconds, how);
 	s = &race_sh->steps[race_sh->nr_steps - 1];
 	race_fail("livelock", "no scheduling point for %d s (%s) after step "
-		  "%ld (%s at %s.%s): a loop that touches no shared state "
-		  "through common/ -- add race_point() in it, or use a primitive",
+		  "%ld (%s at %s.%s): a loop that reads shared state with no "
+		  "primitive of common/ (a plain read the compiler may hoist out "
+		  "of the loop): read it with READ_ONCE() or an atomic",
 		  seconds, how, race_sh->nr_steps,
 		  race_thread_name(s->thread, who, sizeof(who)), s->fn, s->what);
 }

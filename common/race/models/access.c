@@ -48,6 +48,7 @@ void race_access(const char *fn, const char *what, const volatile void *addr,
 			    (how & RACE_FULL) == RACE_FULL ? RACE_FP_MB : 0);
 	race_sched_point(NULL, fn, what, addr);
 	race_obj_check(t, addr, how);
+	race_spin_before(t, addr);
 	race_zero_before(t, addr, how);
 	if (race_weak && (race = race_weak_access(t, addr, how)))
 		race_report("data-race", race);

@@ -7,6 +7,7 @@
  * the lock is free the acquisition that follows succeeds at once (nothing
  * else runs in between).  spin_trylock and spin_unlock are plain accesses.
  */
+#include "race/models/models.h"
 #include "race/models/weak.h"
 #include "race_hooks.h"
 
@@ -40,6 +41,7 @@ void race_spin_lock(const char *fn, const int *word)
 		return;
 	race_sched_footprint(RACE_FP_LOCK, word, 0, 0);
 	race_sched_point(&lock_wait, fn, "spin_lock", word);
+	race_spin_before(t, word);
 	if (race_weak)
 		race_weak_lock_acquired(t, word);
 }

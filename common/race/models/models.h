@@ -16,6 +16,7 @@
  *   held.c    what a thread holds; the end-of-thread oracle
  *   lockdep.c lockdep's irq-safety rule, at every acquisition
  *   zero.c    "0 is final": a reference count never leaves 0
+ *   spin.c    busy waits: a loop that changes nothing waits for a write
  *
  * A new model (a new kind of waiting, of deferred work, an oracle checked
  * at every step) is one more file here: its hooks of race_hooks.h, its
@@ -62,6 +63,9 @@ void race_thread_who(int id, char *buf, size_t len);
 void race_zero_before(const struct race_thread *t, const volatile void *addr,
 		      unsigned int how);
 const char *race_zero_after(const struct race_thread *t);
+
+/* spin.c: what access.c and lock.c tell it before each access */
+void race_spin_before(const struct race_thread *t, const volatile void *addr);
 
 /* irq.c */
 int race_irqs_off(int id);

@@ -26,6 +26,10 @@
 
 #include "race/runtime/runtime.h"
 
+/* Steps in a row that only spinners make, nobody else able to run, before
+ * the verdict (token.c, models/spin.c). */
+#define RACE_SPIN_ALONE	1000
+
 enum race_thread_state { RACE_TS_IDLE, RACE_TS_POINT, RACE_TS_RUNNING,
 			 RACE_TS_DONE };
 
@@ -105,12 +109,16 @@ struct race_thread {
  * @from_runnable: whether it may go on (switching away is a preemption)
  * @ids:           the runnable threads, ascending (1-based; RCU is n+1)
  * @nr:            how many; at least 1
+ * @lifted:        the one runs only because nobody else can: a spinner
+ *                 taking its turn (models/spin.c), a turn that changes
+ *                 nothing
  */
 struct race_choice {
 	int from;
 	bool from_runnable;
 	int ids[RACE_NR_SLOTS];
 	int nr;
+	bool lifted;
 };
 
 /**
@@ -149,9 +157,13 @@ enum race_slot { RACE_SLOT_NONE, RACE_SLOT_RCU, RACE_SLOT_IRQ };
  * struct race_model - what one model adds to token passing (all optional)
  * @applies: whether its hooks below matter to scenario @sc (NULL: always)
  * @reset:  before every execution
+ * @arrive: @t is at a point, its footprint given, before any other
+ *          thread runs (its last step is complete)
  * @holds:  true if @t may not run now although its wait is over (a
  *          worker whose interrupt handler runs)
  * @why:    for the deadlock verdict, when @holds said so
+ * @yields: @holds only defers the thread (it spins, as a CPU would):
+ *          when no thread could run otherwise, token passing lifts it
  * @filter: cut down the runnable threads (one simulated CPU)
  * @begin:  @t starts its function, before any of its code
  * @exit:   @t returned from its function (the end-of-thread oracle)
@@ -161,8 +173,10 @@ struct race_model {
 	const char *name;
 	bool (*applies)(const struct race_scenario *sc);
 	void (*reset)(void);
+	void (*arrive)(struct race_thread *t);
 	bool (*holds)(const struct race_thread *t);
 	int (*why)(const struct race_thread *t, char *buf, size_t len);
+	bool yields;
 	void (*filter)(struct race_choice *c, const struct race_thread *from);
 	void (*begin)(struct race_thread *t);
 	void (*exit)(const struct race_thread *t);

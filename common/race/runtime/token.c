@@ -22,7 +22,10 @@
  * thread is runnable when it is at a point, its struct race_wait, if any,
  * says ready, and no model holds it back (struct race_model's @holds).
  * When no thread is runnable and some thread still waits, that is a
- * deadlock.
+ * deadlock -- unless a model only defers a thread that a CPU would keep
+ * spinning (@yields: spin.c's busy waits): then its hold is lifted and
+ * the spinner goes round again; RACE_SPIN_ALONE such steps in a row, with
+ * no other thread able to run, are the verdict (stuck).
  */
 #include <string.h>
 
@@ -35,12 +38,15 @@ void race_carrier_switch(struct race_thread *from, struct race_thread *to);
 static const struct race_scheduler *sched;
 static int starting, start_idx;
 static int first_choice;	/* nobody was running before: no preemption */
+static bool lifting;		/* yielding holds are lifted (no other way) */
+static long alone;		/* steps in a row made only so */
 
 /* The models' hooks, gathered once (threads.c finds the models). */
-#define MAX_HOOKS	8
+#define MAX_HOOKS	16
 static const struct race_model *holders[MAX_HOOKS], *filters[MAX_HOOKS];
 static const struct race_model *beginners[MAX_HOOKS], *exits[MAX_HOOKS];
-static int nr_holders, nr_filters, nr_beginners, nr_exits;
+static const struct race_model *arrivers[MAX_HOOKS];
+static int nr_holders, nr_filters, nr_beginners, nr_exits, nr_arrivers;
 
 /** race_sched_use - @s chooses from now on, and hears of every event */
 void race_sched_use(const struct race_scheduler *s)
@@ -85,7 +91,7 @@ static bool held_back(const struct race_thread *t)
 	int i;
 
 	for (i = 0; i < nr_holders; i++)
-		if (holders[i]->holds(t))
+		if (!(lifting && holders[i]->yields) && holders[i]->holds(t))
 			return true;
 	return false;
 }
@@ -153,21 +159,99 @@ static void nobody_runnable(void)
 	race_fail("deadlock", "no thread can run: %s", msg);
 }
 
+/* Whether a yielding model (a spin wait) holds @t back. */
+static bool yielding(const struct race_thread *t)
+{
+	int i;
+
+	for (i = 0; i < nr_holders; i++)
+		if (holders[i]->yields && holders[i]->holds(t))
+			return true;
+	return false;
+}
+
+/*
+ * The verdict on spinners that nobody else can free:
+ * "livelock" if every thread that waits spins, "deadlock" if some wait in
+ * another model; each named with what it waits for.
+ */
+static void __noreturn stuck(void)
+{
+	char msg[RACE_MSG_LEN];
+	size_t n = 0;
+	int i, waiting = 0, spinning = 0, k;
+	const struct race_thread *t;
+
+	msg[0] = 0;
+	for (i = 1; i <= race_nr_slots() && n < sizeof(msg); i++) {
+		t = race_thread_get(i);
+		k = why_blocked(t, msg + n, sizeof(msg) - n);
+		waiting += k > 0;
+		spinning += k > 0 && t->state == RACE_TS_POINT && yielding(t);
+		n += k;
+	}
+	if (n >= 2 && n < sizeof(msg))
+		msg[n - 2] = 0;
+	if (spinning == waiting)
+		race_fail("livelock", "every thread spins and none can make "
+			  "progress (%ld steps with no other thread able to "
+			  "run): %s", alone, msg);
+	race_fail("deadlock", "no thread can run but to spin (%ld steps): %s",
+		  alone, msg);
+}
+
+/* The runnable threads of @c, as the models allow them to @from. */
+static void gather(struct race_choice *c, const struct race_thread *from)
+{
+	int i;
+
+	c->nr = 0;
+	for (i = 1; i <= race_nr_slots(); i++)
+		if (runnable(race_thread_get(i)))
+			c->ids[c->nr++] = i;
+	for (i = 0; i < nr_filters; i++)
+		filters[i]->filter(c, from);
+}
+
+/*
+ * Spinners that run because nobody else can take one step each in turn,
+ * the next after @from: no choice, so that no execution lets one spin on
+ * alone while another would leave its loop by its own count.
+ */
+static void take_turns(struct race_choice *c, const struct race_thread *from)
+{
+	int i;
+
+	for (i = 0; i < c->nr - 1 && c->ids[i] <= from->id; i++)
+		;
+	if (c->ids[i] <= from->id)
+		i = 0;
+	c->ids[0] = c->ids[i];
+	c->nr = 1;
+	c->lifted = true;
+}
+
 /*
  * The thread that runs the next step, chosen among the runnable ones;
  * NULL when the execution is over.  @from just stopped at a point (or
- * finished).
+ * finished).  Spinners run only when nobody else can.
  */
 static struct race_thread *choose(struct race_thread *from)
 {
 	struct race_choice c = { .from = from->id };
-	int i;
 
-	for (i = 1; i <= race_nr_slots(); i++)
-		if (runnable(race_thread_get(i)))
-			c.ids[c.nr++] = i;
-	for (i = 0; i < nr_filters; i++)
-		filters[i]->filter(&c, from);
+	gather(&c, from);
+	if (!c.nr) {
+		lifting = true;
+		gather(&c, from);
+		lifting = false;
+		if (c.nr && ++alone > RACE_SPIN_ALONE)
+			stuck();
+		if (c.nr)
+			take_turns(&c, from);
+	} else {
+		alone = 0;
+	}
 	if (!c.nr) {
 		nobody_runnable();
 		return NULL;
@@ -213,10 +297,14 @@ static void switch_from(struct race_thread *t)
 void race_sched_wait(struct race_thread *t, const struct race_wait *wait,
 		     const char *fn, const char *what)
 {
+	int i;
+
 	t->wait = wait;
 	t->fn = fn;
 	t->what = what;
 	t->state = RACE_TS_POINT;
+	for (i = 0; i < nr_arrivers; i++)
+		arrivers[i]->arrive(t);
 	if (sched->arrive)
 		sched->arrive(t);
 	t->fp.given = false;
@@ -234,6 +322,8 @@ void race_sched_wait(struct race_thread *t, const struct race_wait *wait,
 void race_sched_step(struct race_thread *t, const char *fn, const char *what,
 		     const volatile void *addr)
 {
+	if (alone && race_sh->nr_steps >= race_sh->cap_steps)
+		stuck();	/* the cap, reached by spinners alone */
 	t->step = race_trace_add(t->id, fn, what, addr);
 	if (sched->step)
 		sched->step(t->id);
@@ -297,11 +387,13 @@ static void gather_hooks(void)
 	const struct race_model *m;
 	int i;
 
-	nr_holders = nr_filters = nr_beginners = nr_exits = 0;
+	nr_holders = nr_filters = nr_beginners = nr_exits = nr_arrivers = 0;
 	for (i = 0; i < race_models_count() && i < MAX_HOOKS; i++) {
 		m = race_model_at(i);
 		if (m->applies && !m->applies(race_sc))
 			continue;
+		if (m->arrive)
+			arrivers[nr_arrivers++] = m;
 		if (m->holds)
 			holders[nr_holders++] = m;
 		if (m->filter)
@@ -354,6 +446,7 @@ void race_sched_reset(void)
  */
 void race_sched_run(void)
 {
+	alone = 0;
 	starting = 1;
 	start_idx = 0;
 	race_carrier_switch(NULL, race_thread_get(1));

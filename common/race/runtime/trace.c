@@ -61,9 +61,10 @@ static void __noreturn livelock(void)
 	}
 	race_thread_name(s[best].thread, who, sizeof(who));
 	race_fail("livelock", "step cap %ld reached: %s repeats %s.%s (%ld of "
-		  "the last %ld steps) -- a loop that waits for another thread "
-		  "without a point that lets it run; wait with spin_lock or "
-		  "add race_point() in the loop, or raise --max-steps",
+		  "the last %ld steps) -- a loop that changes shared state at "
+		  "every turn and never ends (a loop that only waits, changing "
+		  "nothing, waits for another thread's write and costs no "
+		  "step); raise --max-steps if the scenario needs more",
 		  race_sh->cap_steps, who, s[best].fn, s[best].what, best_count,
 		  n - from);
 }
