@@ -217,16 +217,19 @@ def hw_check():
 
 # --- the labs ----------------------------------------------------------------------
 
-def graded(lab, impl, check=True, only=None):
+def graded(lab, impl, check=True, only=None, first_failure=False):
     """Build tree @impl's lab and grade every part (or the parts @only, as
-    a mutant's "Parts:" line names them), the later parts even when the
-    unit tests fail: (parts, None) or (None, failure).  @check: the
-    pre-build check first."""
-    failed = built(["build-lab-%d" % lab.n], impl=impl)
+    a mutant's "Parts:" line names them: only their binaries are built),
+    the later parts even when the unit tests fail: (parts, None) or (None,
+    failure).  @check: the pre-build check first; @first_failure: a part
+    stops at its first failing item (grading.grade_lab)."""
+    tree = layout.lab(lab.n, impl=impl, build=BUILD)
+    targets = [t for n in only or () for t in grading.part_targets(tree, n)]
+    failed = built(targets or ["build-lab-%d" % lab.n], impl=impl)
     if failed:
         return None, failed
-    return grading.grade_lab(layout.lab(lab.n, impl=impl, build=BUILD), parts=only,
-                             parents=False, check=check), None
+    return grading.grade_lab(tree, parts=only, parents=False, check=check,
+                             first_failure=first_failure), None
 
 
 def verdicts(parts):
@@ -273,7 +276,7 @@ def mutant_row(lab, m, matrix):
         if unknown:
             return False, "NOT VALID: Parts: names %s (parts: %s)" % (
                 ", ".join(unknown), ", ".join(lab.parts)), []
-        parts, failure = graded(lab, tree, check=False, only=m.parts)
+        parts, failure = graded(lab, tree, check=False, only=m.parts, first_failure=True)
         if failure:
             return False, "NOT VALID: it does not build", failure[2]
         matrix[m.name] = {p.name: p.status for p in parts if p.graded}

@@ -329,9 +329,9 @@ def _case_verdict(seen):
     return word if word in SEVERITY else FAIL
 
 
-def grade_tsan(lab):
+def grade_tsan(lab, first_failure=False):
     """Every case of every TSan program gets its listed verdict: an item
-    per case."""
+    per case (@first_failure: none after the first that fails)."""
     progs = lab.bins["tsan"]
     if not progs:
         return Part("tsan", SKIP, "no TSan programs for this lab")
@@ -363,6 +363,10 @@ def grade_tsan(lab):
                               test_command(lab, name),
                               tsan.accesses("\n".join(report), shown(lab)[0], lab.impl)
                               if not good else ()))
+            if first_failure and not good:
+                break
+        if first_failure and items and not items[-1].ok:
+            break
     summary = "%d case(s) in %d program(s): %d passed" % (
         len(items), len(progs), sum(i.ok for i in items))
     hint = ("A case expected 'clean' that races means a reference is taken or "
@@ -374,15 +378,17 @@ def grade_tsan(lab):
     return itemized("tsan", items, summary, hint)
 
 
-def grade_race(lab):
+def grade_race(lab, first_failure=False):
     """Every graded scenario meets its expectation; every exercise replays
-    to its verdict: an item each, the exercises first."""
+    to its verdict: an item each, the exercises first (@first_failure:
+    none after the first scenario that fails)."""
     binary = lab.bins["race"]
     if not binary:
         return Part("race", SKIP, "no race scenarios for this lab")
     try:
         found = race.grade_items(binary, lab.exercises, lab.impl_dir,
-                                 shown_dir=os.path.join(shown(lab)[0], lab.folder))
+                                 shown_dir=os.path.join(shown(lab)[0], lab.folder),
+                                 first_failure=first_failure)
     except race.BinaryError as e:
         return failed("race", CRASH, str(e), ["    alone: %s list" % binary])
     found = [i for i in found if i.exercise] + [i for i in found if not i.exercise]
@@ -400,15 +406,18 @@ def grade_race(lab):
     return itemized("race", items, summary, hint)
 
 
+# name -> grader(lab, first_failure): a unit part runs its whole binary
+# either way (Criterion reports every test at once).
 GRADERS = {
-    "unit-plain": lambda lab: grade_unit(lab, "unit-plain"),
-    "unit-asan": lambda lab: grade_unit(lab, "unit-asan"),
+    "unit-plain": lambda lab, first_failure=False: grade_unit(lab, "unit-plain"),
+    "unit-asan": lambda lab, first_failure=False: grade_unit(lab, "unit-asan"),
     "tsan": grade_tsan,
     "race": grade_race,
 }
 
 
-def _targets(lab, name):
+def part_targets(lab, name):
+    """The binaries part @name of @lab runs (what `make` must build)."""
     b = lab.bins[name]
     return [t for t in (b if isinstance(b, list) else [b]) if t]
 
@@ -476,7 +485,7 @@ def _first_error(r):
 
 def _unbuilt(lab, name):
     """None if part @name's binaries build, else its failed Part."""
-    targets = _targets(lab, name)
+    targets = part_targets(lab, name)
     if not targets:
         return None
     r = lab.make(targets)
@@ -505,7 +514,7 @@ def _fingerprint(lab):
     if sandbox.mode()[0] == "bwrap":
         return prints
     for name in PARTS:
-        for path in _targets(lab, name):
+        for path in part_targets(lab, name):
             try:
                 with open(path, "rb") as f:
                     prints[path] = hashlib.sha256(f.read()).hexdigest()
@@ -516,19 +525,23 @@ def _fingerprint(lab):
 
 # --- a lab --------------------------------------------------------------------------
 
-def grade_lab(lab, parts=None, parents=True, check=True, build=False):
+def grade_lab(lab, parts=None, parents=True, check=True, build=False, first_failure=False):
     """[Part] for every part of @lab, in PARTS order.
 
     @parts: grade only these (the others are SKIP); @parents: a later part
     says in its note that the unit tests (unit-plain) fail, when they do --
     every part runs whatever the others did; @check: the pre-build check
-    first; @build: build each part first (else its binaries must be built).
+    first; @build: build each part first (else its binaries must be built);
+    @first_failure: a part stops at its first failing item (make check's
+    known-wrong rows, which ask only whether a part rejects; never a
+    student's grade, which shows every failure).
     """
     if check:
         refusal = refused(lab, parts)
         if refusal:
             return refusal
-    run = _Run(lab, [n for n in PARTS if n in lab.points and (not parts or n in parts)], build)
+    run = _Run(lab, [n for n in PARTS if n in lab.points and (not parts or n in parts)], build,
+               first_failure)
     result = []
     for name in PARTS:
         if name not in lab.points:
@@ -563,15 +576,16 @@ class _Run:
     (kit.sandbox's walls forbid it; this catches it where they cannot
     stand)."""
 
-    def __init__(self, lab, todo, build):
+    def __init__(self, lab, todo, build, first_failure=False):
         self.lab, self.todo, self.build = lab, todo, build
+        self.first_failure = first_failure
         self.built, self.broken = set(), {}
         self.prints = _fingerprint(lab)
 
     def make(self, name):
         now = [name] if name == PARENT else [n for n in self.todo if n not in self.built]
         self.built.update(now)
-        if not self.lab.make(sum((_targets(self.lab, n) for n in now), [])).ok:
+        if not self.lab.make(sum((part_targets(self.lab, n) for n in now), [])).ok:
             self.broken.update({n: _unbuilt(self.lab, n) for n in now})
         self.prints.update(_fingerprint(self.lab))
 
@@ -583,7 +597,7 @@ class _Run:
         if self.broken.get(name):
             part = self.broken[name]
         else:
-            part = GRADERS[name](self.lab)
+            part = GRADERS[name](self.lab, self.first_failure)
         odd = sandbox.suspicions()
         if odd:
             part = suspect(name, odd)

@@ -447,11 +447,19 @@ def grade_exercise(binary, ex, impl_dir, shown_dir=None):
                 _failed(o), excerpt(r.out) + diverged_help(getattr(ex, "lab", "N"), shown, r.out))
 
 
-def grade_items(binary, exercises=(), impl_dir=None, shown_dir=None):
-    """[Item]: every graded scenario of @binary, then each exercise.  Demo
-    scenarios are left out."""
-    items = [grade_scenario(binary, sc) for sc in scenarios(binary, jail=True) if sc.graded]
-    return items + [grade_exercise(binary, ex, impl_dir, shown_dir) for ex in exercises]
+def grade_items(binary, exercises=(), impl_dir=None, shown_dir=None, first_failure=False):
+    """[Item]: every graded scenario of @binary, then each exercise (with
+    @first_failure, none after the first that fails).  Demo scenarios are
+    left out."""
+    items = []
+    todo = [lambda sc=sc: grade_scenario(binary, sc)
+            for sc in scenarios(binary, jail=True) if sc.graded]
+    todo += [lambda ex=ex: grade_exercise(binary, ex, impl_dir, shown_dir) for ex in exercises]
+    for grade_one in todo:
+        items.append(grade_one())
+        if first_failure and not items[-1].ok:
+            break
+    return items
 
 
 def grade(binary, exercises=(), impl_dir=None):
