@@ -73,11 +73,16 @@ $(foreach g,build check,$(eval $(call deps_rule,$(g))))
 DEPS_BUILD := $(call DEPS_OK,build)
 
 # common/ and the kit's test harness: one object per variant, for all labs.
+# COMPILER_CACHE: a compiler cache (ccache) for the kit's own objects, which
+# every tree of the same kit compiles alike; make check sets it where ccache
+# is installed.  Never for a student's files: they compile in the jail.
+KIT_CC = $(strip $(COMPILER_CACHE) $(CC))
+
 common_objs = $(patsubst %.c,$(BUILD)/common/$(1)/%.o,$(2))
 define common_rules
 $(BUILD)/common/$(1)/%.o: %.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
-	$$(call quiet,CC)$$(CC) $$(COMMON_CFLAGS) -Itests $$(CFLAGS_$(1)) $$(CFLAGS) -c $$< -o $$@
+	$$(call quiet,CC)$$(KIT_CC) $$(COMMON_CFLAGS) -Itests $$(CFLAGS_$(1)) $$(CFLAGS) -c $$< -o $$@
 endef
 $(foreach v,$(VARIANTS),$(eval $(call common_rules,$(v))))
 
@@ -90,7 +95,7 @@ CFLAGS_race_core := -O2 -fno-omit-frame-pointer -DCONFIG_RACE_HARNESS \
 	$(if $(filter -fsanitize=address,$(CFLAGS_race)),-DCONFIG_KIT_ASAN=1)
 $(BUILD)/common/race/common/race/%.o: common/race/%.c | $(DEPS_BUILD)
 	@mkdir -p $(@D)
-	$(CC) $(COMMON_CFLAGS) -Itests $(CFLAGS_race_core) $(CFLAGS) -c $< -o $@
+	$(call quiet,CC)$(KIT_CC) $(COMMON_CFLAGS) -Itests $(CFLAGS_race_core) $(CFLAGS) -c $< -o $@
 
 # --- lab N ---------------------------------------------------------------------
 
@@ -133,7 +138,7 @@ $(patsubst $(call lab_impl,$(1))/%.c,$(B)/$(2)/lab$(1)/obj/%.o,$(call lab_edit_c
 
 $(call lab_kitdir,$(2),$(1))/%.o: %.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
-	$$(call quiet,CC)$$(CC) $$(call lab_cflags,$(1)) $$(CFLAGS_$(2)) $$(CFLAGS_$(2)_code) $$(CFLAGS) -c $$< -o $$@
+	$$(call quiet,CC)$$(KIT_CC) $$(call lab_cflags,$(1)) $$(CFLAGS_$(2)) $$(CFLAGS_$(2)_code) $$(CFLAGS) -c $$< -o $$@
 
 $(foreach c,$(LAB_$(1)_configs),$(eval $(call lab_config_rule,$(1),$(2),$(c))))
 endef

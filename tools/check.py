@@ -36,14 +36,22 @@ and the skeleton's builds, the reproducer's binaries), so that two rows
 never build one file at once; rows that share something built later (the
 gcc build folder, the students' tree) have a group and run one after the
 other, and a row that reads what others found (a lab's mutant x part
-table) runs after them.  Ends with "N passed, N failed", how long it took
-and the sum of the rows' own times; exits 1 if anything failed.
-Environment: BUILD (default build), CC -- as given to make.  Standard
-library only.
+table) runs after them.  The rows that took longest last time
+(BUILD/check-times.json) start first, so that no long row is left to run
+alone at the end; the table keeps its order.  Where ccache is installed
+(make deps), the kit's own objects, which every tree of the kit (the
+students' tree, the autograder's) compiles alike, go through it
+(COMPILER_CACHE, its cache in BUILD/ccache).  Ends with "N passed, N
+failed", how long it took and the sum of the rows' own times; exits 1 if
+anything failed.
+Environment: BUILD (default build), CC -- as given to make;
+COMPILER_CACHE= (empty) compiles without ccache.  Standard library only.
 """
 import argparse
 import concurrent.futures
+import json
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -559,10 +567,47 @@ def run_row(row):
     return ok, detail, lines, time.time() - t0
 
 
+def compiler_cache():
+    """"ccache" and its settings in this environment when it is installed
+    and COMPILER_CACHE is not set; what COMPILER_CACHE is, or "none"."""
+    if "COMPILER_CACHE" not in os.environ and shutil.which("ccache"):
+        os.environ.update(COMPILER_CACHE="ccache",
+                          CCACHE_DIR=os.path.abspath(os.path.join(BUILD, "ccache")),
+                          CCACHE_BASEDIR=ROOT, CCACHE_NOHASHDIR="true")
+    return os.environ.get("COMPILER_CACHE") or "none"
+
+
+def times_file():
+    return os.path.join(BUILD, "check-times.json")
+
+
+def last_times():
+    """{row name: seconds} of the last run, or {}."""
+    try:
+        with open(times_file()) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def save_times(seconds):
+    """Keep @seconds ({row name: seconds}) over the last run's."""
+    times = last_times()
+    times.update(seconds)
+    try:
+        os.makedirs(BUILD, exist_ok=True)
+        with open(times_file(), "w") as f:
+            json.dump(times, f, indent=0, sort_keys=True)
+    except OSError:
+        pass
+
+
 def run_rows(rows, jobs):
-    """Run @rows, @jobs at a time (groups and afters kept); yield each
-    row's (row, ok, detail, lines, seconds) in the order of @rows."""
-    pending, running, done = list(rows), {}, {}
+    """Run @rows, @jobs at a time (groups and afters kept), the longest of
+    the last run first; yield each row's (row, ok, detail, lines, seconds)
+    in the order of @rows."""
+    before = last_times()
+    pending, running, done = sorted(rows, key=lambda r: -before.get(r.name, 0.0)), {}, {}
     with concurrent.futures.ThreadPoolExecutor(max(jobs, 1)) as pool:
         printed = 0
         while printed < len(rows):
@@ -594,16 +639,18 @@ def main():
     ap.add_argument("only", nargs="?", default="")
     args = ap.parse_args()
     start, passed, failed, skipped, own = time.time(), 0, 0, 0, 0.0
-    print("make check: BUILD=%s CC=%s JOBS=%d" % (BUILD, os.environ.get("CC", "clang"),
-                                                  args.jobs), flush=True)
+    print("make check: BUILD=%s CC=%s JOBS=%d COMPILER_CACHE=%s"
+          % (BUILD, os.environ.get("CC", "clang"), args.jobs, compiler_cache()), flush=True)
     rows = [row for suite in SUITES for row in suite() if args.only in row.name]
     if args.jobs > 1 and len(rows) > 1:
         t0 = time.time()
         problem = prebuild(args.jobs)
         print("prebuild: %s (%.1fs)" % (problem or "what the rows share is built",
                                         time.time() - t0), flush=True)
+    took = {}
     for row, ok, detail, lines, seconds in run_rows(rows, args.jobs):
         own += seconds
+        took[row.name] = round(seconds, 1)
         print("%s  %-58s %5.1fs  %s" % ({None: "SKIP", True: "PASS"}.get(ok, "FAIL"),
                                          row.name, seconds, detail), flush=True)
         if (row.show and ok is not None) or ok is False:
@@ -611,6 +658,7 @@ def main():
                 print("      | " + line)
         passed, failed, skipped = passed + (ok is True), failed + (ok is False), \
             skipped + (ok is None)
+    save_times(took)
     print("make check took %.0fs (the rows' own times add up to %.0fs, %d at a time)"
           % (time.time() - start, own, args.jobs))
     print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))

@@ -47,6 +47,7 @@ REQS=(
 	"optional|rr, to record a replay where the CPU allows|program rr|rr"
 	"optional|bwrap, the walls of the grader's sandbox|program bwrap|bubblewrap"
 	"optional|gnuplot, the plots of make bench|program gnuplot|gnuplot-nox"
+	"optional|ccache, which make check puts the kit's own objects through|program ccache|ccache"
 )
 
 have_program() { command -v "$1" >/dev/null 2>&1; }
