@@ -52,6 +52,12 @@ static inline void asan_on_report(void (*cb)(const char *report))
 	__asan_set_error_report_callback(cb);
 }
 
+/* @n bytes at @p are addressable again (a stack used afresh). */
+static inline void asan_unpoison(const volatile void *p, size_t n)
+{
+	__asan_unpoison_memory_region(p, n);
+}
+
 /* Before switching to the stack at @bottom (@size bytes); @save keeps
  * this stack's fake frames (NULL: this stack is left for good). */
 static inline void asan_start_switch_fiber(void **save, const void *bottom,
@@ -101,6 +107,11 @@ static inline void *asan_memset(void *dst, int c, size_t n)
 static inline bool asan_address_poisoned(const volatile void *p __maybe_unused)
 {
 	return false;
+}
+
+static inline void asan_unpoison(const volatile void *p __maybe_unused,
+				 size_t n __maybe_unused)
+{
 }
 
 static inline void asan_on_report(void (*cb)(const char *report) __maybe_unused)

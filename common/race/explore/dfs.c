@@ -42,7 +42,10 @@ static long bound_executions;
 static void dfs_init(void)
 {
 	bound = race_opt.bound_min;
+	depth = pos = bound_executions = 0;
+	started = false;
 	stack_size = 1024;
+	free(stack);		/* the last scenario's (race_search_many) */
 	stack = calloc(stack_size, sizeof(*stack));
 	race_dpor_reduce = !race_opt.no_reduction;
 	race_dpor = race_dpor_reduce || race_opt.count_classes;

@@ -161,15 +161,21 @@ static const struct race_scheduler scheduler = {
  * done.  Guarantees: race_sh->state is RACE_RUN_OK or RACE_RUN_FAIL when it
  * exits normally; anything else is a crash the parent reports.
  */
-static void __noreturn child_main(void)
+/* Set the search process up: verdicts from ASan, one CPU, the watchdogs. */
+static void child_start(void)
 {
-	double t0;
-
 	asan_on_report(asan_report);
 	pin_to_one_cpu();
 	if (!race_opt.in_process)
 		watchdog_start();	/* a person at a breakpoint is no hang */
 	race_sched_use(&scheduler);
+}
+
+/* The executions of the current scenario, until the strategy is done. */
+static void child_search(void)
+{
+	double t0;
+
 	race_sched_start(race_opt.os_threads);
 	race_strategy_init();
 	t0 = cpu_ms();
@@ -179,9 +185,20 @@ static void __noreturn child_main(void)
 		race_strategy_end();
 	}
 	race_sh->exec_cpu_ms = cpu_ms() - t0;
+}
+
+static void __noreturn child_exit(void)
+{
 	__atomic_store_n(&race_sh->state, RACE_RUN_OK, __ATOMIC_SEQ_CST);
 	race_end();
 	_exit(0);
+}
+
+static void __noreturn child_main(void)
+{
+	child_start();
+	child_search();
+	child_exit();
 }
 
 /* Clear the shared page for a new search, keeping its capacity. */
@@ -211,7 +228,8 @@ void race_on_search_child(void (*fn)(void))
 	search_child_fn = fn;
 }
 
-int race_search(void)
+/* The parent's side of a search: fork, wait, read what the child left. */
+static int search_in_child(void (*child)(void))
 {
 	struct rusage usage;
 	int status;
@@ -220,7 +238,7 @@ int race_search(void)
 	reset_shared();
 	fflush(NULL);
 	if (race_opt.in_process)
-		child_main();	/* in this process, for the debugger */
+		child();	/* in this process, for the debugger */
 	pid = fork();
 	if (pid < 0) {
 		perror("race: fork");
@@ -229,7 +247,7 @@ int race_search(void)
 	if (!pid) {
 		if (search_child_fn)
 			search_child_fn();
-		child_main();
+		child();
 	}
 	while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR)
 		;
@@ -252,4 +270,80 @@ int race_search(void)
 			 "step (a BUG or a sanitizer report above)",
 			 WEXITSTATUS(status));
 	return RACE_RUN_FAIL;
+}
+
+int race_search(void)
+{
+	return search_in_child(child_main);
+}
+
+/* race_search_many's list, and how far its search process got. */
+static struct {
+	int n;
+	void (*prepare)(int i);
+	void (*held)(int i);
+	int *next;		/* shared with the parent */
+} many;
+
+static void __noreturn many_main(void)
+{
+	child_start();
+	for (; *many.next < many.n; ++*many.next) {
+		many.prepare(*many.next);
+		reset_shared();
+		child_search();
+		many.held(*many.next);
+	}
+	child_exit();
+}
+
+/**
+ * race_search_many - search scenarios @from..@n-1 of a front end's list
+ * one after the other in one search process
+ * @prepare: makes scenario @i the current one (race_sc, race_opt), as it
+ *           would before race_search(); called in the search process
+ * @held:    scenario @i held (race_sh has its figures); called in the
+ *           search process, so what it counts must be in shared memory
+ *           (race_shared_alloc)
+ *
+ * A process per scenario costs more than most scenarios' searches (a fork
+ * of an ASan process, its first touch of every page, its exit): lincheck's
+ * hundreds of small scenarios share one.  Each scenario's search is the
+ * one race_search() makes: the threads are started afresh, the strategy
+ * begins anew, every execution resets what it runs on.
+ *
+ * Returns the index of the first scenario that did not hold (a verdict, a
+ * crash, a hang: the caller searches it again alone, with race_search(),
+ * whose fresh process gives the verdict and the steps it reports), or @n.
+ * Under --os-threads or --debug, @from: every scenario is searched alone.
+ */
+int race_search_many(int from, int n, void (*prepare)(int i), void (*held)(int i))
+{
+	static int *next;
+
+	if (race_opt.os_threads || race_opt.in_process)
+		return from;
+	if (!next)
+		next = race_shared_alloc(sizeof(*next));
+	*next = from;
+	many.n = n;
+	many.prepare = prepare;
+	many.held = held;
+	many.next = next;
+	if (search_in_child(many_main) == RACE_RUN_OK && *next >= n)
+		return n;
+	return *next;
+}
+
+/** race_shared_alloc - @size zeroed bytes that the search process and its
+ * parent share (or exit(2) if there is no memory) */
+void *race_shared_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("race: mmap");
+		exit(2);
+	}
+	return p;
 }

@@ -103,5 +103,7 @@ void race_run_execution(void);
 /* search.c */
 extern double race_search_cpu_ms;
 int race_search(void);
+int race_search_many(int from, int n, void (*prepare)(int i), void (*held)(int i));
+void *race_shared_alloc(size_t size);
 
 #endif /* KIT_RACE_STRATEGY_H */

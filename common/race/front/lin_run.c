@@ -440,24 +440,53 @@ static void report(const struct lin_scenario *s, int i, int n, int lab,
 	       race_sh->executions == 1 ? "" : "s", ms, desc, binary, s->name);
 }
 
-/* Search @s within its bound (or --bound, --max-exec); 1 if it failed. */
-static int search_one(const struct lin_spec *spec, const struct lin_scenario *s,
-		      const struct race_options *asked, struct totals *tot)
-{
-	int state;
+/* The suite being run: its spec, scenarios, options, totals (shared). */
+static struct {
+	const struct lin_spec *spec;
+	const struct lin_scenario *s;
+	struct race_options asked;
+	struct totals *tot;
+} run;
 
-	lin_select(s);
+/* Make scenario @i the one to search, within its bound (or --bound,
+ * --max-exec). */
+static void prepare(int i)
+{
+	const struct race_options *asked = &run.asked;
+
+	lin_select(&run.s[i]);
 	race_memory_choose(asked->memory, &sc, 0, "lincheck");
 	race_opt.strategy = &race_dfs;
-	race_opt.bound = asked->bound ? asked->bound : s->bound;
+	race_opt.bound = asked->bound ? asked->bound : run.s[i].bound;
 	race_opt.max_executions = asked->max_executions ? asked->max_executions :
-		spec->max_exec ? spec->max_exec : LIN_DEFAULT_EXEC;
-	state = race_search();
+		run.spec->max_exec ? run.spec->max_exec : LIN_DEFAULT_EXEC;
+}
+
+/* Scenario @i's search ended in @state: count it. */
+static void count(int i __maybe_unused, int state)
+{
+	struct totals *tot = run.tot;
+
 	tot->executions += race_sh->executions;
 	tot->witnessed += race_sh->witnessed;
 	tot->scenarios_witnessed += race_sh->witnessed > 0;
 	tot->capped += state == RACE_RUN_OK && !race_sh->exhausted;
 	tot->done++;
+}
+
+static void held(int i)
+{
+	count(i, RACE_RUN_OK);
+}
+
+/* Search scenario @i alone, in a process of its own; 1 if it failed. */
+static int search_one(int i)
+{
+	int state;
+
+	prepare(i);
+	state = race_search();
+	count(i, state);
 	return state == RACE_RUN_FAIL;
 }
 
@@ -475,25 +504,38 @@ int race_lin_cmd_run(const char *name, int lab, const char *out,
 {
 	static struct lin_scenario s[LIN_MAX_SCENARIOS];
 	const struct lin_spec *spec = race_lin_suite(name);
-	struct race_options asked = race_opt;
-	struct totals tot = { 0 };
 	char executions[32], witnessed[32], strategy[64];
 	const char *got = "none";
 	double t0, ms;
 	int i, n = race_lin_generate(spec, s, LIN_MAX_SCENARIOS), failed = 0;
+	struct totals tot;
 
 	race_shared_map(race_opt.max_steps ? race_opt.max_steps : RACE_DEFAULT_STEPS);
+	run.spec = spec;
+	run.s = s;
+	run.asked = race_opt;
+	run.tot = race_shared_alloc(sizeof(*run.tot));
 	printf("== %s (must-hold): %d scenarios generated from %s\n", name, n,
 	       spec->summary);
 	t0 = now_ms();
+	/*
+	 * The scenarios run in one search process until one does not hold;
+	 * that one is searched again alone, and its own process's verdict and
+	 * steps are the ones reported.
+	 */
 	for (i = 0; i < n && !failed; i++) {
-		double t1 = now_ms();
+		double t1;
 
-		failed = search_one(spec, &s[i], &asked, &tot);
+		i = race_search_many(i, n, prepare, held);
+		if (i >= n)
+			break;
+		t1 = now_ms();
+		failed = search_one(i);
 		if (failed)
 			report(&s[i], i, n, lab, out, binary, now_ms() - t1);
 	}
 	ms = now_ms() - t0;
+	tot = *run.tot;
 	if (failed) {
 		got = race_sh->kind;
 	} else {

@@ -129,19 +129,31 @@ static void __noreturn ctx_entry(void)
 	abort();
 }
 
-/* A stack for @c, with its first switch set to enter ctx_entry(). */
+/*
+ * A stack for @c, with its first switch set to enter ctx_entry().  A
+ * carrier started again (the next scenario of the same search process,
+ * race_search_many) keeps its stack: what the old context left on it is
+ * abandoned, and ASan forgets the frames it had poisoned there.
+ */
 static void ctx_make(struct race_carrier *c)
 {
-	char *map = mmap(NULL, GUARD_SIZE + STACK_SIZE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *map;
 	uintptr_t *sp;
 
-	if (map == MAP_FAILED)
-		race_fail("crash", "no memory for a context's stack");
-	mprotect(map, GUARD_SIZE, PROT_NONE);
-	c->stack = map + GUARD_SIZE;
-	c->size = STACK_SIZE;
-	sp = (uintptr_t *)(map + GUARD_SIZE + STACK_SIZE);
+	if (c->stack) {
+		asan_unpoison(c->stack, c->size);
+	} else {
+		map = mmap(NULL, GUARD_SIZE + STACK_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (map == MAP_FAILED)
+			race_fail("crash", "no memory for a context's stack");
+		mprotect(map, GUARD_SIZE, PROT_NONE);
+		c->stack = map + GUARD_SIZE;
+		c->size = STACK_SIZE;
+	}
+	c->started = false;
+	c->fake_stack = NULL;
+	sp = (uintptr_t *)((char *)c->stack + c->size);
 	*--sp = 0;				/* ctx_entry's "return address" */
 	*--sp = (uintptr_t)ctx_entry;		/* where the switch returns */
 	sp -= CTX_SAVED - 1;			/* rbp .. r15: 0 */
@@ -191,6 +203,10 @@ void race_carriers_init(bool threads)
 /**
  * race_carrier_start - give @t a carrier on which @fn(@t) will run once
  * the token first comes to @t
+ *
+ * With contexts it may be called again for the same slot, once the search
+ * is between executions: the slot's old context is abandoned where it
+ * waits, and the new one starts from @fn.
  */
 void race_carrier_start(struct race_thread *t, void (*fn)(struct race_thread *t))
 {
