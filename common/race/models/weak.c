@@ -179,9 +179,19 @@ struct wthread {
 	struct clock ec, ew;	/* vc and w with the dependencies joined */
 };
 
-static struct loc locs[HASH_SIZE];
-static struct word words[HASH_SIZE];
-static int used_locs[HASH_SIZE], used_words[HASH_SIZE];
+/*
+ * An execution's locations and words, dense in the order it first touched
+ * them, found by their address through a hash index.  (Slots spread over
+ * a table of HASH_SIZE locations cost a cache miss, and in each new search
+ * process a page fault, on most accesses.)
+ */
+struct hindex {
+	unsigned int gen;		/* the execution it was set in */
+	int n;				/* the slot's place in the dense array */
+};
+static struct loc locs[HASH_SIZE / 2];
+static struct word words[HASH_SIZE / 2];
+static struct hindex loc_index[HASH_SIZE], word_index[HASH_SIZE];
 static int nr_used_locs, nr_used_words;
 static unsigned int gen;
 
@@ -242,20 +252,20 @@ static unsigned int hash(uintptr_t a)
 }
 
 /*
- * The slot of @key in @table (HASH_SIZE entries of @stride bytes, each
- * starting with a struct slot), taken for it if @create; NULL if absent.
- * @used lists the slots taken in this execution.
+ * The slot of @key in @table (dense, @stride bytes each, starting with a
+ * struct slot; *@nr_used taken in this execution, found through @index),
+ * taken for it if @create; NULL if absent.
  */
-static struct slot *probe(void *table, size_t stride, int *used, int *nr_used,
+static struct slot *probe(void *table, size_t stride, struct hindex *index, int *nr_used,
 			  uintptr_t key, bool create, const char *what)
 {
 	unsigned int h = hash(key);
 	struct slot *s;
 
 	for (;; h = (h + 1) & (HASH_SIZE - 1)) {
-		s = (struct slot *)((char *)table + h * stride);
-		if (s->gen != gen)
+		if (index[h].gen != gen)
 			break;
+		s = (struct slot *)((char *)table + index[h].n * stride);
 		if (s->key == key)
 			return s;
 	}
@@ -264,7 +274,9 @@ static struct slot *probe(void *table, size_t stride, int *used, int *nr_used,
 	if (*nr_used >= HASH_SIZE / 2)
 		race_fail("bug", "the weak memory model tracks at most %d %s "
 			  "per execution", HASH_SIZE / 2, what);
-	used[(*nr_used)++] = h;
+	index[h].gen = gen;
+	index[h].n = *nr_used;
+	s = (struct slot *)((char *)table + (*nr_used)++ * stride);
 	memset(s, 0, stride);
 	s->key = key;
 	s->gen = gen;
@@ -274,14 +286,14 @@ static struct slot *probe(void *table, size_t stride, int *used, int *nr_used,
 /* The location at @addr, new if @create. */
 static struct loc *loc_find(const volatile void *addr, bool create)
 {
-	return (struct loc *)probe(locs, sizeof(*locs), used_locs, &nr_used_locs,
+	return (struct loc *)probe(locs, sizeof(*locs), loc_index, &nr_used_locs,
 				   (uintptr_t)addr, create, "locations");
 }
 
 /* The aligned word at @a. */
 static struct word *word_find(uintptr_t a)
 {
-	return (struct word *)probe(words, sizeof(*words), used_words,
+	return (struct word *)probe(words, sizeof(*words), word_index,
 				    &nr_used_words, a, true, "words");
 }
 
@@ -347,13 +359,13 @@ void race_weak_forget(const void *start, size_t size)
 		return;
 	flush_plain();
 	for (i = 0; i < nr_used_locs; i++) {
-		struct loc *l = &locs[used_locs[i]];
+		struct loc *l = &locs[i];
 
 		if (l->s.key >= lo && l->s.key < hi)
 			l->live = false;
 	}
 	for (i = 0; i < nr_used_words; i++) {
-		struct word *w = &words[used_words[i]];
+		struct word *w = &words[i];
 
 		if (w->s.key + 8 > lo && w->s.key < hi)
 			w->valid = false;
