@@ -592,6 +592,21 @@ class Oracles(Tmp):
         self.assertIn("REPLAY lin:counter:racy:racy_inc|racy_inc expect=linearizability "
                       "got=linearizability ok=yes", out)
 
+    def test_suite_in_one_process_as_in_many(self):
+        """lincheck's scenarios share one search process (race_search_many):
+        the same executions, witnesses and verdict as a process each
+        (--os-threads), for a suite that holds and for one that fails part
+        way (whose failing scenario is searched again alone)."""
+        keep = ("held:", "witness:", "generated scenario", "verdict:", "RESULT")
+        for binary, suite in ((LAB1, "lincheck:cache"), (SELF, "lincheck:counter")):
+            figures = []
+            for extra in ((), ("--os-threads",)):
+                rc, out = run(binary, "run", suite, *extra)
+                figures.append([re.sub(r" in [\d.]+ ms \(\d+/s\)", "", l)
+                                for l in out.splitlines() if l.startswith(keep)])
+            self.assertEqual(figures[0], figures[1], suite)
+            self.assertTrue(any(l.startswith("RESULT") for l in figures[0]), figures[0])
+
     def test_generated_names(self):
         rc, out = run(SELF, "list", "lincheck:counter")
         names = out.split()
