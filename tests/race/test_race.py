@@ -607,6 +607,14 @@ class Oracles(Tmp):
             self.assertEqual(figures[0], figures[1], suite)
             self.assertTrue(any(l.startswith("RESULT") for l in figures[0]), figures[0])
 
+    def test_generated_refuse_the_weak_model(self):
+        """Real-time order is not what the weak model keeps: a correct
+        table would fail; the suite and a single scenario say so."""
+        for name in ("lincheck:cache", "lin:cache:key1:remove(1)|remove(1)"):
+            rc, out = run(LAB1, "run", name, "--memory", "weak")
+            self.assertEqual(rc, 2, out)
+            self.assertIn("run them without --memory weak", out)
+
     def test_generated_names(self):
         rc, out = run(SELF, "list", "lincheck:counter")
         names = out.split()

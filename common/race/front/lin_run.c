@@ -290,6 +290,24 @@ static bool witness(void)
 	return overlapped;
 }
 
+/*
+ * A generated scenario is checked against real-time order: an operation
+ * that returned before another began comes first.  Under the weak memory
+ * model a store need not be seen by a thread that has not synchronized
+ * with its writer, however long ago it was made (an unlink's NULL, read
+ * as the old pointer by a later lookup): correct code would fail.
+ */
+static void refuse_weak(const char *name)
+{
+	if (race_opt.memory != RACE_OPT_MEMORY_WEAK)
+		return;
+	fprintf(stderr, "race: %s: generated scenarios are checked against "
+		"real-time order (an operation that returned before another "
+		"began comes first), which only sequential consistency keeps: "
+		"run them without --memory weak\n", name);
+	exit(2);
+}
+
 /* Make @s the scenario that race_sc and the next searches run. */
 static const struct race_scenario *lin_select(const struct lin_scenario *s)
 {
@@ -354,7 +372,10 @@ const struct race_scenario *race_lin_find(const char *name)
 {
 	struct lin_scenario s;
 
-	return race_lin_parse(name, &s) ? lin_select(&s) : NULL;
+	if (!race_lin_parse(name, &s))
+		return NULL;
+	refuse_weak(name);
+	return lin_select(&s);
 }
 
 /* --- the suite of a spec --------------------------------------------------- */
@@ -510,6 +531,7 @@ int race_lin_cmd_run(const char *name, int lab, const char *out,
 	int i, n = race_lin_generate(spec, s, LIN_MAX_SCENARIOS), failed = 0;
 	struct totals tot;
 
+	refuse_weak(name);
 	race_shared_map(race_opt.max_steps ? race_opt.max_steps : RACE_DEFAULT_STEPS);
 	run.spec = spec;
 	run.s = s;
