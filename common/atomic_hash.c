@@ -60,10 +60,12 @@ int atomic_hash_fetch_add(int *counter, int delta, const char *fn,
 	while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
 	old = *counter;			/* plain: only this lock's holder writes */
+	race_touch(counter, RACE_LOAD);
 	race_access(fn, what, counter, RACE_STORE);
 	__atomic_store_n(counter, old + delta, __ATOMIC_RELAXED);
 	race_seen(old + delta);
 	__atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+	race_touch(lock, RACE_STORE);
 	local_irq_restore(flags);
 	if (unlikely(!old && delta > 0))
 		refcount_from_zero(counter, delta, fn, what);

@@ -15,6 +15,7 @@
  * The hooks come in families, one per model of the reproducer:
  *
  *   memory     race_access, race_seen, race_point_at    models/access.c
+ *              race_touch                                models/access.c
  *              race_fence                                models/access.c, weak.c
  *   locks      race_spin_lock                            models/lock.c
  *   RCU        race_rcu_*, race_synchronize_rcu, ...     models/rcu.c
@@ -93,6 +94,17 @@ void race_access(const char *fn, const char *what, const volatile void *addr,
  * to the same location; the primitives are written to use the answer.)
  */
 long race_seen(long value);
+
+/**
+ * race_touch - the access the caller just made is a plain one, between
+ * two points (@how: RACE_LOAD or RACE_STORE)
+ *
+ * Not a point: it belongs to the caller's last step, which the reproducer
+ * then orders against every other step that touches @addr.  For the few
+ * plain accesses of common/ that others race with (an emulated atomic's
+ * load, its lock word's release).
+ */
+void race_touch(const volatile void *addr, unsigned int how);
 
 /**
  * race_fence - a memory barrier (smp_mb, smp_wmb, smp_rmb)
@@ -258,6 +270,8 @@ static inline void race_access(const char *fn __maybe_unused,
 			       const volatile void *addr __maybe_unused,
 			       unsigned int how __maybe_unused) { }
 static inline long race_seen(long value) { return value; }
+static inline void race_touch(const volatile void *addr __maybe_unused,
+			      unsigned int how __maybe_unused) { }
 static inline void race_fence(const char *fn __maybe_unused,
 			      const char *what __maybe_unused,
 			      unsigned int how __maybe_unused) { }

@@ -34,17 +34,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import litmus_parse  # noqa: E402
 
-# (lab, scenario): found different with and without the reduction, under
-# both memory models.  Lab 5's scenarios that grow the fd table: the
-# reduced search misses classes the full one reaches (dup_files_vs_expand,
-# bound 2: 272 of 369) -- every verdict still holds, but the reduction's
-# promise (every class within the bound) does not.  (Lab 4's demo
-# read_then_inc was one too -- the reduced search reached a use-after-free
-# before the double free the full one reached -- until the count oracle:
-# now both stop at the WARN of the increment from 0, before either harm.)
-KNOWN = {("lab5", name) for name in ("cloexec_vs_expand", "dup_files_vs_expand",
-                                      "fcheck_vs_grow", "fget_past_end_vs_expand",
-                                      "fget_vs_expand", "install_vs_expand")}
+# (lab, scenario): found different with and without the reduction.  It
+# was lab 5's six scenarios that grow the fd table (the reduced search
+# missed classes: dup_files_vs_expand, bound 2, 272 of 369) and lab 4's
+# read_then_inc; none since source sets, the allocations and plain
+# accesses a step makes after its point (race_sched_touch), sleepers'
+# allocations lying anywhere, and dfs and the reduction agreeing on who
+# sleeps after a switch from a waiting thread (explore/dpor.c).
+KNOWN = set()
 CLASSES = re.compile(r"^classes: (\d+) distinct partial orders in (\d+) executions", re.M)
 TIMEOUT = 600
 
@@ -90,6 +87,7 @@ def compare(label, on, off, known=False):
 
 def binaries(bins):
     bad = 0
+    worst = (0.0, "none")
     for binary in bins:
         tag = os.path.relpath(binary, ROOT)
         lab = os.path.basename(os.path.dirname(binary))
@@ -102,6 +100,11 @@ def binaries(bins):
                     on, off = on[:2] + (None, on[3]), off[:2] + (None, off[3])
                 bad += not compare("%s %s%s" % (tag, name, " weak" if extra else ""), on, off,
                                    (lab, name) in KNOWN)
+                if on[2] and not extra and lab.startswith("lab"):
+                    worst = max(worst, (on[3] / on[2], "%s %s" % (lab, name)))
+    print("worst executions per class of a lab's must-hold scenario (its bound, its "
+          "memory model, reduction on): %.2f, %s (a figure: issue 19's target is 1.5)"
+          % worst)
     return bad
 
 

@@ -193,7 +193,7 @@ static int dfs_pick(const struct race_choice *c)
 		race_dpor_chose(pos++, c, c->ids[d->idx], false);
 		return d->idx;
 	}
-	i = awake_default(c, race_dpor_reduce ? race_dpor_asleep(-1) : 0);
+	i = awake_default(c, race_dpor_reduce ? race_dpor_asleep_now(c) : 0);
 	if (i < 0) {			/* redundant from here on */
 		i = race_default_pick(c);
 		race_dpor_chose(-1, c, c->ids[i], false);

@@ -27,7 +27,16 @@
  *    of Coons, Musuvathi and McKinley, "Bounded Partial-Order Reduction",
  *    OOPSLA 2013).  Happens-before is a vector clock per step: a step
  *    happens after its thread's last step and after every earlier step
- *    dependent with it.
+ *    dependent with it.  Under sequential consistency, what is tried is
+ *    one of the race's initials -- a thread whose first step among those
+ *    that must move before step i waits for none of them -- unless one is
+ *    tried there already (source sets, Abdulla, Aronis, Jonsson and
+ *    Sagonas, POPL 2014).  Under the weak model p is tried as well: a
+ *    load there has several outcomes, and an initial explored with one of
+ *    them does not stand for p's (dup_files_vs_expand missed a class).
+ *    A reversal that preempts a thread holding a lock the tried thread
+ *    takes later is also tried right after the acquisition, where the
+ *    switch back is free once the tried thread waits for the lock.
  *
  *  - Sleep sets (Godefroid 1996), made safe under the bound: after dfs has
  *    explored thread u at a choice and moves on to t, u "sleeps" below t
@@ -48,7 +57,12 @@
  * classes (--count-classes) with and without the reduction.
  *
  * What a step touches comes from the models: an access to one location,
- * a lock word, a freed object, RCU.  A point whose model does not say
+ * a lock word, a freed object, RCU -- its point's footprint -- and what
+ * its code did after the point that is no point (race_sched_touch: an
+ * allocation, a plain access others race with), up to RACE_MAX_TOUCH of
+ * them, then everything.  A sleeping thread's step was recorded in an
+ * earlier execution: an allocation in it, or an object that does not
+ * exist yet, lies anywhere (the slab hands out other memory each time).  A point whose model does not say
  * (race_point(), a model added later) touches everything, so a new model
  * never makes the reduction unsound.  Steps that are never enabled
  * together do not race: spin_unlock and a spin_lock waiting for that
@@ -81,6 +95,12 @@ struct fp {
 	long off;			/* addr - obj#N */
 };
 
+/* A step's footprints: its point's, then what its code touched after it. */
+struct fpset {
+	int n;
+	struct fp f[1 + RACE_MAX_TOUCH];
+};
+
 struct clock {
 	unsigned int c[NSLOT];
 };
@@ -88,7 +108,7 @@ struct clock {
 /* One step of the execution in progress. */
 struct event {
 	int thread;
-	struct fp fp;
+	struct fpset fp;
 	long node;		/* the choice node before it, -1 if none */
 	long prev;		/* its thread's step before it, -1 if none */
 	bool after;		/* its thread was runnable right after it */
@@ -103,8 +123,10 @@ struct node {
 	unsigned int want;		/* threads dfs must also try there */
 	unsigned int sleep;		/* threads asleep there (bit: id) */
 	unsigned int done;		/* threads explored there before */
-	struct fp sfp[NSLOT];		/* the steps of those asleep */
-	struct fp dfp[NSLOT];		/* the steps of those explored */
+	int from;			/* the thread that stopped there */
+	bool from_runnable;		/*   could go on: others preempt it */
+	struct fpset sfp[NSLOT];	/* the steps of those asleep */
+	struct fpset dfp[NSLOT];	/* the steps of those explored */
 	bool dafter[NSLOT];		/* runnable after them */
 };
 
@@ -117,7 +139,7 @@ static long cap_nodes;
 static long cur_node = -1;
 
 /* Per thread id: what its pending step is. */
-static struct fp pending[NSLOT];
+static struct fpset pending[NSLOT];
 static bool has_pending[NSLOT];
 static struct clock pend_join[NSLOT];	/* dependent steps before it */
 static long last[NSLOT];		/* its last step */
@@ -126,10 +148,20 @@ static unsigned int count[NSLOT];
 static long call_step[RING], calls, invokes;
 /* The sleep set of the execution now, and whether it blocked it. */
 static unsigned int sleep_now;
-static struct fp sleep_fp[NSLOT];
+static struct fpset sleep_fp[NSLOT];
 static bool blocked;
 static bool next_lifted;		/* the step chosen last is a lifted one */
 static unsigned long long *classes;
+/*
+ * Reversals that cost a preemption at their node, kept until the
+ * execution's end: there the thread's later steps are known.
+ */
+struct preempting {
+	long i;				/* the step it goes before */
+	int q;				/* the thread tried there */
+};
+static struct preempting *preempt;
+static long nr_preempt, cap_preempt;
 
 static void join(struct clock *a, const struct clock *b)
 {
@@ -179,78 +211,141 @@ static bool rcu_dependent(const struct fp *a, const struct fp *b)
 	return false;
 }
 
-static bool slab(const struct fp *f)
+/* Whether two footprints touch a byte in common (size 0: the one at addr,
+ * a point's access; a plain access's or copy's size otherwise). */
+static bool overlap(const struct fp *a, const struct fp *b)
 {
-	return f->kind == RACE_FP_FREE || (f->flags & RACE_FP_SLAB);
+	return a->addr < b->addr + (b->size ? b->size : 1) &&
+	       b->addr < a->addr + (a->size ? a->size : 1);
 }
 
-/* Whether @g's address lies in what @f frees. */
-static bool freed_by(const struct fp *g, const struct fp *f)
+/* @f frees or allocates memory that @g touches: a free and an access
+ * after it is a use-after-free, an allocation and an access before it
+ * too; the slab hands out what was freed, so every allocation and free is
+ * ordered against every other. */
+static bool slab_dependent(const struct fp *f, const struct fp *g)
 {
-	return g->addr >= f->addr && g->addr < f->addr + f->size;
-}
-
-/* @f frees memory that @g touches. */
-static bool frees(const struct fp *f, const struct fp *g)
-{
-	if (f->kind != RACE_FP_FREE)
+	if (f->kind != RACE_FP_FREE && f->kind != RACE_FP_ALLOC)
 		return false;
-	if (g->kind == RACE_FP_FREE)
-		return freed_by(g, f) || freed_by(f, g);
-	return (is_mem(g->kind) || g->kind == RACE_FP_RCU_CALL) &&
-	       freed_by(g, f);
+	if (g->kind == RACE_FP_FREE || g->kind == RACE_FP_ALLOC)
+		return true;
+	return (is_mem(g->kind) || g->kind == RACE_FP_RCU_CALL) && overlap(g, f);
 }
 
 /* Whether @a and @b may not commute. */
 static bool dependent(const struct fp *a, const struct fp *b)
 {
-	/* the common case first: two accesses (RACE_FP_MB, _SLAB and _GP
-	 * each make two steps dependent only when both carry it) */
+	/* the common case first: two accesses (RACE_FP_MB and _GP each
+	 * make two steps dependent only when both carry it) */
 	if (is_mem(a->kind) && is_mem(b->kind))
-		return (a->flags & b->flags) || (a->addr == b->addr &&
+		return (a->flags & b->flags) || (overlap(a, b) &&
 			(a->kind != RACE_FP_LOAD || b->kind != RACE_FP_LOAD));
 	if (a->kind == RACE_FP_ALL || b->kind == RACE_FP_ALL)
 		return true;
 	if (a->flags & b->flags & RACE_FP_MB)
 		return true;
-	if (slab(a) && slab(b))
-		return true;
 	if (rcu_dependent(a, b))
 		return true;
-	if (frees(a, b) || frees(b, a))
-		return true;
-	return is_mem(a->kind) && is_mem(b->kind) && a->addr == b->addr &&
-	       (a->kind != RACE_FP_LOAD || b->kind != RACE_FP_LOAD);
+	return slab_dependent(a, b) || slab_dependent(b, a);
 }
 
-/* Whether step @e and the pending step @p race: dependent, and possibly
- * both enabled (not an unlock and a lock of it, not call_rcu and a
- * callback). */
+/* Whether some footprint of @a and some of @b may not commute. */
+static bool dependent_set(const struct fpset *a, const struct fpset *b)
+{
+	int i, j;
+
+	for (i = 0; i < a->n; i++)
+		for (j = 0; j < b->n; j++)
+			if (dependent(&a->f[i], &b->f[j]))
+				return true;
+	return false;
+}
+
+/* Whether @e and @p race: dependent, and possibly both enabled (not an
+ * unlock and a lock of the same word: the lock waits for the unlock). */
 static bool racing(const struct fp *e, const struct fp *p)
 {
 	if ((e->kind == RACE_FP_UNLOCK && p->kind == RACE_FP_LOCK) ||
 	    (e->kind == RACE_FP_LOCK && p->kind == RACE_FP_UNLOCK))
 		return false;
-	if (e->kind == RACE_FP_RCU_CALL && p->kind == RACE_FP_RCU_INVOKE)
-		return false;
 	return dependent(e, p);
 }
 
-/* The footprint a model gave for @t's pending step, or "everything". */
-static struct fp footprint(const struct race_thread *t)
+/* The same for two steps: some footprint of each. */
+static bool racing_set(const struct fpset *e, const struct fpset *p)
 {
-	const struct race_footprint *g = &t->fp;
+	int i, j;
+
+	for (i = 0; i < e->n; i++)
+		for (j = 0; j < p->n; j++)
+			if (racing(&e->f[i], &p->f[j]))
+				return true;
+	return false;
+}
+
+/*
+ * A footprint a model gave, with its object named as the trace names it --
+ * but for an allocation: the object it hands out is numbered in the order
+ * of the execution, and a sleeping thread's allocation, replayed later,
+ * would get another number; it gets the same memory, as long as nothing
+ * else allocated or freed since (which wakes the thread).
+ */
+static struct fp fp_of(const struct race_footprint *g)
+{
 	const struct race_obj *o;
 	struct fp f;
 
-	if (!g->given)
-		return (struct fp){ .kind = RACE_FP_ALL };
 	f = (struct fp){ g->kind, g->flags, (uintptr_t)g->addr, g->size, 0, 0 };
-	if (g->addr && (o = race_obj_find(g->addr))) {
+	if (g->addr && g->kind != RACE_FP_ALLOC &&
+	    (o = race_obj_find(g->addr))) {
 		f.obj = race_obj_id(o);
 		f.off = race_obj_offset(o, g->addr);
 	}
 	return f;
+}
+
+/* The footprint a model gave for @t's pending step, or "everything". */
+static struct fpset footprint(const struct race_thread *t)
+{
+	struct fpset s = { .n = 1 };
+
+	s.f[0] = t->fp.given ? fp_of(&t->fp) : (struct fp){ .kind = RACE_FP_ALL };
+	return s;
+}
+
+/* What @t's step touched after its point (race_sched_extra, _touch). */
+static struct fpset touched(const struct race_thread *t)
+{
+	struct fpset s = { .n = 0 };
+	int i;
+
+	if (t->nr_touch > RACE_MAX_TOUCH) {
+		s.f[s.n++] = (struct fp){ .kind = RACE_FP_ALL };
+		return s;
+	}
+	if (t->extra)
+		s.f[s.n++] = (struct fp){ .kind = RACE_FP_NONE, .flags = t->extra };
+	for (i = 0; i < t->nr_touch && s.n < 1 + RACE_MAX_TOUCH; i++)
+		s.f[s.n++] = fp_of(&t->touch[i]);
+	return s;
+}
+
+/* @s gains @add's footprints (all of them, or "everything"). */
+static void fp_merge(struct fpset *s, const struct fpset *add)
+{
+	int i;
+
+	for (i = 0; i < add->n; i++) {
+		if (add->f[i].kind == RACE_FP_NONE) {
+			s->f[0].flags |= add->f[i].flags;
+		} else if (s->n < 1 + RACE_MAX_TOUCH) {
+			s->f[s->n++] = add->f[i];
+		} else {
+			s->n = 1;
+			s->f[0] = (struct fp){ .kind = RACE_FP_ALL };
+			return;
+		}
+	}
 }
 
 /** race_dpor_reset - a new execution: no step, nothing pending, awake */
@@ -267,6 +362,7 @@ void race_dpor_reset(void)
 			abort();
 	}
 	nr_ev = 0;
+	nr_preempt = 0;
 	cur_node = -1;
 	calls = invokes = 0;
 	sleep_now = 0;
@@ -278,8 +374,8 @@ void race_dpor_reset(void)
 		count[i] = 0;
 		memset(&pend_join[i], 0, sizeof(pend_join[i]));
 	}
-	pending[rcu_id()] = (struct fp){ .kind = RACE_FP_RCU_INVOKE,
-		.flags = race_weak ? RACE_FP_MB : 0 };
+	pending[rcu_id()] = (struct fpset){ 1, { { .kind = RACE_FP_RCU_INVOKE,
+		.flags = race_weak ? RACE_FP_MB : 0 } } };
 	has_pending[rcu_id()] = true;	/* it waits for callbacks */
 	for (i = rcu_id() + 1; i <= race_nr_slots(); i++)	/* interrupts */
 		if (race_thread_get(i)->state == RACE_TS_POINT)
@@ -295,18 +391,42 @@ static struct clock last_clock(int id)
 }
 
 /*
- * Thread @p must also be tried at choice @node (every runnable thread, if
- * it was not runnable there), unless it sleeps there: explored earlier, in
- * an equivalent order.  dfs takes it from there (race_dpor_wanted).
+ * One of the threads @q must also be tried at choice @node (every
+ * runnable thread, if none is runnable there), unless one of them is
+ * tried or wanted there already, or sleeps there: explored earlier, in an
+ * equivalent order.  dfs takes it from there (race_dpor_wanted).
  */
-static void want(long node, int p)
+static void want(long node, unsigned int q)
 {
 	struct node *n = &nodes[node];
+	unsigned int cur = n->event >= 0 && n->event < nr_ev ?
+			   1u << ev[n->event].thread : 0;
 
-	if (!(n->runnable & (1u << p)))
+	if (!(q & n->runnable)) {
 		n->want |= n->runnable;
-	else if (!(n->sleep & (1u << p)))
-		n->want |= 1u << p;
+		return;
+	}
+	q &= n->runnable;
+	if (q & (n->want | n->done | cur | n->sleep))
+		return;
+	n->want |= 1u << __builtin_ctz(q);
+}
+
+/* Remember that thread @q, tried before step @i, preempts there. */
+static void note_preempting(long i, unsigned int q)
+{
+	const struct node *n = &nodes[ev[i].node];
+	int t = __builtin_ctz(q & n->runnable ? q & n->runnable : q);
+
+	if (!n->from_runnable || t == n->from)
+		return;
+	if (nr_preempt == cap_preempt) {
+		cap_preempt = 2 * cap_preempt + 64;
+		preempt = realloc(preempt, cap_preempt * sizeof(*preempt));
+		if (!preempt)
+			abort();
+	}
+	preempt[nr_preempt++] = (struct preempting){ i, t };
 }
 
 /** race_dpor_wanted - the threads dfs must also try at choice @node (bit: id) */
@@ -315,25 +435,75 @@ unsigned int race_dpor_wanted(long node)
 	return nodes[node].want;
 }
 
+/* Whether step @a happens before a step whose clock is @c. */
+static bool before(long a, const struct clock *c)
+{
+	return ev[a].clk.c[ev[a].thread] <= c->c[ev[a].thread];
+}
+
 /*
- * Thread @p must also be tried before step @i: at its choice node, and at
- * the node of the last context switch before it, where switching to p
+ * The initials of the steps that must be reordered to reverse the race of
+ * step @i with thread @p's step (clock @pc): the steps after @i that do
+ * not happen after it, then p's; a thread is an initial if its first step
+ * among them waits for none of them (source sets, Abdulla, Aronis,
+ * Jonsson and Sagonas, POPL 2014).  Bit: thread id.
+ */
+static unsigned int initials(long i, int p, const struct clock *pc)
+{
+	unsigned int first[NSLOT], seen = 0, init = 0;
+	long j;
+	int t, u;
+
+	for (j = i + 1; j < nr_ev; j++) {
+		t = ev[j].thread;
+		if (before(i, &ev[j].clk) || (seen & (1u << t)))
+			continue;
+		for (u = 1; u < NSLOT; u++)
+			if ((seen & (1u << u)) && ev[j].clk.c[u] >= first[u])
+				break;
+		if (u == NSLOT)
+			init |= 1u << t;
+		seen |= 1u << t;
+		first[t] = ev[j].clk.c[t];
+	}
+	if (!(seen & (1u << p))) {
+		for (u = 1; u < NSLOT; u++)
+			if ((seen & (1u << u)) && pc->c[u] >= first[u])
+				break;
+		if (u == NSLOT)
+			init |= 1u << p;
+	}
+	return init ? init : 1u << p;
+}
+
+/*
+ * Reversing the race of step @i with thread @p's step (clock @pc): one of
+ * its initials must also be tried before step @i -- at its choice node,
+ * and at the node of the last context switch before it, where switching
  * costs no preemption the path has not already paid (BPOR's conservative
  * point: without it a race whose reversal the bound forbids at @i would
  * stay unreversed even where it can be).
  */
-static void backtrack(long i, int p)
+static void backtrack(long i, int p, const struct clock *pc)
 {
+	unsigned int q = initials(i, p, pc);
 	long j;
 
-	if (ev[i].node >= 0)
-		want(ev[i].node, p);
+	if (ev[i].node >= 0) {
+		want(ev[i].node, q);
+		if (race_weak)
+			want(ev[i].node, 1u << p);
+		note_preempting(i, q);
+	}
 	if (!i)
 		return;
 	for (j = i - 1; j > 0 && ev[j - 1].thread == ev[j].thread; j--)
 		;
-	if (ev[j].node >= 0)
-		want(ev[j].node, p);
+	if (ev[j].node >= 0) {
+		want(ev[j].node, q);
+		if (race_weak)
+			want(ev[j].node, 1u << p);
+	}
 }
 
 /*
@@ -341,7 +511,7 @@ static void backtrack(long i, int p)
  * are dependent with @f and do not happen before @c: joined into @join;
  * the last of them that races with @f is a backtracking point for @id.
  */
-static void scan(int id, const struct fp *f, const struct clock *c,
+static void scan(int id, const struct fpset *f, const struct clock *c,
 		 long from, long to, struct clock *into)
 {
 	bool found = !race_dpor_reduce || blocked;
@@ -352,11 +522,14 @@ static void scan(int id, const struct fp *f, const struct clock *c,
 
 		if (e->thread == id || e->clk.c[e->thread] <= c->c[e->thread])
 			continue;
-		if (!dependent(&e->fp, f))
+		if (!dependent_set(&e->fp, f))
 			continue;
 		join(into, &e->clk);
-		if (!found && racing(&e->fp, f)) {
-			backtrack(i, id);
+		if (!found && racing_set(&e->fp, f)) {
+			struct clock pc = *c;
+
+			join(&pc, into);
+			backtrack(i, id, &pc);
 			found = true;
 		}
 	}
@@ -373,47 +546,52 @@ static bool rcu_work(void)
 static bool pending_now(int p)
 {
 	return has_pending[p] &&
-	       (pending[p].kind != RACE_FP_RCU_INVOKE || rcu_work());
+	       (pending[p].f[0].kind != RACE_FP_RCU_INVOKE || rcu_work());
 }
 
 /* Step @i touched @f: wake the sleepers it depends on; it precedes the
  * pending steps it is dependent with, and races with some. */
-static void against_pending(long i, const struct fp *f)
+static void against_pending(long i, const struct fpset *f)
 {
 	int p;
 
 	for (p = 1; p < NSLOT; p++)
-		if ((sleep_now & (1u << p)) && dependent(f, &sleep_fp[p]))
+		if ((sleep_now & (1u << p)) && dependent_set(f, &sleep_fp[p]))
 			sleep_now &= ~(1u << p);
 	for (p = 1; p <= race_nr_slots(); p++) {
 		if (p == ev[i].thread || !pending_now(p) ||
-		    !dependent(f, &pending[p]))
+		    !dependent_set(f, &pending[p]))
 			continue;
 		join(&pend_join[p], &ev[i].clk);
-		if (race_dpor_reduce && !blocked && racing(f, &pending[p]))
-			backtrack(i, p);
+		if (race_dpor_reduce && !blocked && racing_set(f, &pending[p])) {
+			struct clock pc = last_clock(p);
+
+			join(&pc, &pend_join[p]);
+			backtrack(i, p, &pc);
+		}
 	}
 }
 
 /*
  * What thread @t's last step did after its point (allocated, started a
- * grace period): as if its footprint had said so.  Nothing has run since.
+ * grace period, a plain access): as if its footprint had said so.
+ * Nothing has run since.
  */
 static void finish_step(const struct race_thread *t)
 {
-	struct fp f = { .kind = RACE_FP_NONE, .flags = t->extra };
+	struct fpset f = touched(t);
 	struct clock before = { { 0 } };
 	int id = t->id;
 	struct event *e;
 
-	if (!f.flags || last[id] < 0)
+	if (!f.n || last[id] < 0)
 		return;
 	e = &ev[last[id]];
 	if (e->prev >= 0)
 		before = ev[e->prev].clk;
 	scan(id, &f, &before, 0, last[id], &e->clk);
 	against_pending(last[id], &f);
-	e->fp.flags |= f.flags;
+	fp_merge(&e->fp, &f);
 }
 
 /** race_dpor_arrive - thread @t is at a point: its pending step */
@@ -432,7 +610,7 @@ void race_dpor_arrive(struct race_thread *t)
 		return;
 	pending[id] = footprint(t);
 	c = last_clock(id);
-	if (pending[id].kind != RACE_FP_RCU_INVOKE) {
+	if (pending[id].f[0].kind != RACE_FP_RCU_INVOKE) {
 		scan(id, &pending[id], &c, 0, nr_ev, &pend_join[id]);
 	} else if (rcu_work()) {	/* enabled by its call_rcu, not before */
 		call = call_step[invokes % RING];
@@ -446,11 +624,11 @@ static void rcu_queue(long i)
 {
 	int r = rcu_id();
 
-	if (ev[i].fp.kind == RACE_FP_RCU_INVOKE) {
+	if (ev[i].fp.f[0].kind == RACE_FP_RCU_INVOKE) {
 		invokes++;
 		return;
 	}
-	if (ev[i].fp.kind != RACE_FP_RCU_CALL)
+	if (ev[i].fp.f[0].kind != RACE_FP_RCU_CALL)
 		return;
 	call_step[calls++ % RING] = i;
 	if (calls - invokes == 1 && has_pending[r]) {
@@ -510,25 +688,44 @@ static struct node *node_at(long node)
 	return &nodes[node];
 }
 
-/* @f of an earlier execution, where its object lies in this one. */
-static struct fp relocated(const struct fp *f)
+/*
+ * @f of an earlier execution, where its objects lie in this one.  An
+ * allocation, or an object that does not exist here yet, lies anywhere:
+ * the slab may hand out other memory in this execution (memory of an
+ * object freed here, of a SLAB_TYPESAFE_BY_RCU cache), and any access to
+ * the slab may be to it.
+ */
+static struct fpset relocated(const struct fpset *f)
 {
-	struct fp r = *f;
+	struct fpset r = *f;
+	const void *start;
+	int i;
 
-	if (r.obj)
-		r.addr = (uintptr_t)race_obj_start(r.obj) + r.off;
+	for (i = 0; i < r.n; i++) {
+		if (r.f[i].kind == RACE_FP_ALLOC) {
+			r.f[i].addr = 0;
+			r.f[i].size = SIZE_MAX;
+		} else if (r.f[i].obj) {
+			start = race_obj_start(r.f[i].obj);
+			r.f[i].addr = (uintptr_t)start + r.f[i].off;
+			if (!start) {
+				r.f[i].addr = 0;
+				r.f[i].size = SIZE_MAX;
+			}
+		}
+	}
 	return r;
 }
 
 /* Thread @u sleeps from now on, its step being @f. */
-static void sleep_add(int u, const struct fp *f)
+static void sleep_add(int u, const struct fpset *f)
 {
 	sleep_now |= 1u << u;
 	sleep_fp[u] = relocated(f);
 }
 
 /* The sleep set recorded at a choice, in this execution. */
-static void sleep_load(unsigned int set, const struct fp *fps)
+static void sleep_load(unsigned int set, const struct fpset *fps)
 {
 	int u;
 
@@ -545,10 +742,31 @@ static int cost(const struct race_choice *c, int id)
 	return c->from_runnable && id != c->from;
 }
 
+/*
+ * A switch away from a thread that waits (a lock, a spin): nobody sleeps
+ * from here on -- the steps the sleepers were explored with ran where the
+ * waiting thread could still go on.  Applied before dfs picks, so that
+ * what it picks and what is recorded agree.
+ */
+static void switch_from_waiter(const struct race_choice *c)
+{
+	if (!c->from_runnable && nr_ev && has_pending[c->from])
+		sleep_now = 0;
+}
+
 /** race_dpor_asleep - the threads asleep at choice @node (bit: id) */
 unsigned int race_dpor_asleep(long node)
 {
-	return node >= 0 ? nodes[node].sleep : sleep_now;
+	return nodes[node].sleep;
+}
+
+/** race_dpor_asleep_now - the threads asleep at the choice @c now being
+ * made, where dfs makes a new choice (bit: id) */
+unsigned int race_dpor_asleep_now(const struct race_choice *c)
+{
+	if (race_dpor_reduce && !blocked)
+		switch_from_waiter(c);
+	return sleep_now;
 }
 
 /** race_dpor_blocked - every runnable thread slept: the rest is redundant */
@@ -578,6 +796,8 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		return;
 	if (n && !fresh)
 		sleep_load(n->sleep, n->sfp);
+	else
+		switch_from_waiter(c);
 	if (sleep_now & (1u << thread)) {
 		blocked = true;		/* nothing awake could run */
 		return;
@@ -589,6 +809,8 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		n->done = 0;
 		n->want = 0;
 		n->runnable = 0;
+		n->from = c->from;
+		n->from_runnable = c->from_runnable;
 		for (u = 0; u < c->nr; u++)
 			n->runnable |= 1u << c->ids[u];
 		for (set = sleep_now; set; set &= set - 1)
@@ -634,7 +856,7 @@ static bool ready(long i, const bool *placed)
 	long j;
 
 	for (j = 0; j < i; j++)
-		if (!placed[j] && dependent(&ev[j].fp, &ev[i].fp))
+		if (!placed[j] && dependent_set(&ev[j].fp, &ev[i].fp))
 			return false;
 	return true;
 }
@@ -646,7 +868,7 @@ static unsigned long long fold(unsigned long long h, long i)
 {
 	const struct race_step *s = &race_sh->steps[i];
 	unsigned long long v[] = { s->thread, (uintptr_t)s->fn,
-		(uintptr_t)s->what, ev[i].fp.kind };
+		(uintptr_t)s->what, ev[i].fp.f[0].kind };
 	size_t k;
 
 	for (k = 0; k < ARRAY_SIZE(v); k++)
@@ -686,11 +908,51 @@ static unsigned long long class_hash(void)
 	return h | 1;
 }
 
-/** race_dpor_end - an execution ended: count its class (--count-classes) */
+/* The first step of thread @t after step @i, or -1. */
+static long next_step_of(int t, long i)
+{
+	for (i++; i < nr_ev; i++)
+		if (ev[i].thread == t)
+			return i;
+	return -1;
+}
+
+/*
+ * A reversal that preempts the thread of step @i may fit the bound where
+ * that thread holds a lock the tried thread @q takes later: switched in
+ * there, q runs until it waits for the lock, and the switch back is free
+ * (the bound makes these steps dependent: Coons et al.).  Try q also right
+ * after each acquisition, since the last context switch, of the first
+ * lock q takes after @i.
+ */
+static void blocked_placements(long i, int q)
+{
+	const struct fp *f;
+	long z, a;
+
+	for (z = next_step_of(q, i); z >= 0; z = next_step_of(q, z))
+		if (ev[z].fp.f[0].kind == RACE_FP_LOCK)
+			break;
+	if (z < 0)
+		return;
+	f = &ev[z].fp.f[0];
+	for (a = i - 1; a >= 0 && ev[a].thread == ev[i].thread; a--)
+		if (ev[a].fp.f[0].kind == RACE_FP_LOCK &&
+		    ev[a].fp.f[0].addr == f->addr && ev[a + 1].node >= 0)
+			want(ev[a + 1].node, 1u << q);
+}
+
+/** race_dpor_end - an execution ended: the reversals that wait for its
+ * end; count its class (--count-classes) */
 void race_dpor_end(void)
 {
 	unsigned long long h;
 	unsigned long k;
+	long r;
+
+	for (r = 0; r < nr_preempt; r++)
+		blocked_placements(preempt[r].i, preempt[r].q);
+	nr_preempt = 0;
 
 	if (blocked)
 		race_sh->pruned++;

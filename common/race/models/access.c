@@ -75,6 +75,13 @@ long race_seen(long value)
 	return value;
 }
 
+/* A plain access of the calling thread's last step: what it touches. */
+void race_touch(const volatile void *addr, unsigned int how)
+{
+	race_sched_touch(how & RACE_STORE ? RACE_FP_STORE : RACE_FP_LOAD,
+			 addr, 0);
+}
+
 /* A barrier: nothing under sequential consistency, a point under the
  * weak model. */
 void race_fence(const char *fn, const char *what, unsigned int how)

@@ -48,6 +48,7 @@ void race_obj_alloc(const void *obj, size_t size, const char *cache,
 	race_obj_record(obj, size, cache, typesafe, fn);
 	race_weak_forget(obj, size);
 	race_sched_extra(RACE_FP_SLAB);
+	race_sched_touch(RACE_FP_ALLOC, obj, size);
 }
 
 /* "a read", "a write" or "an update": what an access of kind @how does. */

@@ -62,10 +62,14 @@ enum race_fp_kind {
 	RACE_FP_RCU_W,		/* the end of a grace period, rcu_barrier */
 	RACE_FP_RCU_CALL,	/* call_rcu of the rcu_head at addr */
 	RACE_FP_RCU_INVOKE,	/* the RCU thread runs a callback */
+	RACE_FP_ALLOC,		/* the slab hands out addr..+size */
 };
 #define RACE_FP_MB	0x01	/* a full fence of the weak model */
-#define RACE_FP_SLAB	0x02	/* allocates */
+#define RACE_FP_SLAB	0x02	/* allocates (what: its RACE_FP_ALLOC touch) */
 #define RACE_FP_GP	0x04	/* starts a grace period */
+
+/* What one step may touch besides its point's footprint (race_sched_touch). */
+#define RACE_MAX_TOUCH	6
 
 /**
  * struct race_footprint - what a pending step touches
@@ -89,6 +93,9 @@ struct race_carrier;
  * @step: the step it is performing, once chosen (NULL between steps)
  * @fp:   what its pending step touches (race_sched_footprint)
  * @extra: what its current step did after its point (race_sched_extra)
+ * @touch: what else its current step touched after its point, in code
+ *         that is no point (race_sched_touch); @nr_touch of them, or
+ *         RACE_MAX_TOUCH + 1 if more: then the step touched everything
  */
 struct race_thread {
 	int id;				/* 1-based; nr_workers + 1 is RCU */
@@ -99,6 +106,8 @@ struct race_thread {
 	struct race_step *step;
 	struct race_footprint fp;
 	unsigned int extra;
+	struct race_footprint touch[RACE_MAX_TOUCH];
+	int nr_touch;
 	void (*body)(void);
 	struct race_carrier *carrier;
 };
@@ -242,6 +251,7 @@ void race_sched_use(const struct race_scheduler *s);
 void race_sched_footprint(int kind, const volatile void *addr, size_t size,
 			  unsigned int flags);
 void race_sched_extra(unsigned int flags);
+void race_sched_touch(int kind, const volatile void *addr, size_t size);
 struct race_thread *race_sched_point(const struct race_wait *wait,
 				     const char *fn, const char *what,
 				     const volatile void *addr);

@@ -85,6 +85,50 @@ void race_sched_extra(unsigned int flags)
 		t->extra |= flags;
 }
 
+/* Whether the touch @have already covers @kind at @addr (..+@size): the
+ * same location, and a store covers a load. */
+static bool covers(const struct race_footprint *have, int kind,
+		   const volatile void *addr, size_t size)
+{
+	return have->addr == addr && have->size >= size &&
+	       (have->kind == kind ||
+		(have->kind == RACE_FP_STORE && kind == RACE_FP_LOAD));
+}
+
+/**
+ * race_sched_touch - the calling thread's current step also touches @addr
+ * (..+@size) as @kind, in code after its point that is no point itself (an
+ * allocation, a plain access)
+ *
+ * Guarantees: the reduction orders the step against every step that
+ * touches the same; a touch already recorded for the step is not counted
+ * again (a load after a store of the same bytes), and more than
+ * RACE_MAX_TOUCH different ones make the step touch everything.
+ */
+void race_sched_touch(int kind, const volatile void *addr, size_t size)
+{
+	struct race_thread *t = race_self();
+	struct race_footprint *f;
+	int i;
+
+	if (!t || t->nr_touch > RACE_MAX_TOUCH)
+		return;
+	for (i = 0; i < t->nr_touch; i++) {
+		f = &t->touch[i];
+		if (covers(f, kind, addr, size))
+			return;
+		if (covers(&(struct race_footprint){ kind, 0, addr, size, true },
+			   f->kind, f->addr, f->size)) {
+			*f = (struct race_footprint){ kind, 0, addr, size, true };
+			return;
+		}
+	}
+	if (t->nr_touch < RACE_MAX_TOUCH)
+		t->touch[t->nr_touch] = (struct race_footprint){ kind, 0, addr,
+								 size, true };
+	t->nr_touch++;
+}
+
 /* Whether a model holds @t back though its wait is over. */
 static bool held_back(const struct race_thread *t)
 {
@@ -309,6 +353,7 @@ void race_sched_wait(struct race_thread *t, const struct race_wait *wait,
 		sched->arrive(t);
 	t->fp.given = false;
 	t->extra = 0;
+	t->nr_touch = 0;
 	switch_from(t);
 	t->state = RACE_TS_RUNNING;
 }
@@ -362,6 +407,7 @@ static void thread_done(struct race_thread *t)
 	if (sched->done)
 		sched->done(t);
 	t->extra = 0;
+	t->nr_touch = 0;
 	if (starting && (next = next_to_start()))
 		race_carrier_switch(t, next);
 	else
@@ -435,6 +481,7 @@ void race_sched_reset(void)
 		t->step = NULL;
 		t->fp.given = false;
 		t->extra = 0;
+		t->nr_touch = 0;
 	}
 }
 
