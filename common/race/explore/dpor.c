@@ -249,16 +249,23 @@ static bool dependent(const struct fp *a, const struct fp *b)
 	return slab_dependent(a, b) || slab_dependent(b, a);
 }
 
-/* Whether some footprint of @a and some of @b may not commute. */
-static bool dependent_set(const struct fpset *a, const struct fpset *b)
+/* Whether @pred holds of some footprint of @a and some of @b. */
+static inline bool any_pair(const struct fpset *a, const struct fpset *b,
+			    bool (*pred)(const struct fp *, const struct fp *))
 {
 	int i, j;
 
 	for (i = 0; i < a->n; i++)
 		for (j = 0; j < b->n; j++)
-			if (dependent(&a->f[i], &b->f[j]))
+			if (pred(&a->f[i], &b->f[j]))
 				return true;
 	return false;
+}
+
+/* Whether some footprint of @a and some of @b may not commute. */
+static bool dependent_set(const struct fpset *a, const struct fpset *b)
+{
+	return any_pair(a, b, dependent);
 }
 
 /* Whether @e and @p race: dependent, and possibly both enabled (not an
@@ -274,13 +281,7 @@ static bool racing(const struct fp *e, const struct fp *p)
 /* The same for two steps: some footprint of each. */
 static bool racing_set(const struct fpset *e, const struct fpset *p)
 {
-	int i, j;
-
-	for (i = 0; i < e->n; i++)
-		for (j = 0; j < p->n; j++)
-			if (racing(&e->f[i], &p->f[j]))
-				return true;
-	return false;
+	return any_pair(e, p, racing);
 }
 
 /*
