@@ -12,7 +12,8 @@
  * for a bounded number of iterations.  TSan decides the verdict; run with
  * TSAN_OPTIONS=halt_on_error=1 the program stops at the first report.  The
  * exit status is 0 when the run ended normally, 1 when the lab code failed
- * the program's own checks (a sanity run, a leak), whatever TSan says.
+ * the program's own checks (a sanity run; a leak, in the clean case),
+ * whatever TSan says.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -99,7 +100,9 @@ static int run_case(const struct tsan_case *c)
 	for (i = 0; i < NR_LOOKERS; i++)
 		pthread_join(t[i], NULL);
 	cache_destroy();
-	if (slab_objects_live() != 0)
+	/* The race case's race may leave a count wrong (a get from zero keeps
+	 * an object its remover let go): there only TSan's report counts. */
+	if (!strcmp(c->verdict, "clean") && slab_objects_live() != 0)
 		return fail("objects leaked");
 	printf("tsan_cache %s: %d insert/remove rounds, %ld lookups found the key, "
 	       "%lu warnings\n", c->name, ITERATIONS, found[0], warn_count());
