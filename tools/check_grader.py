@@ -9,9 +9,11 @@ runs an instructor can trust).  tools/check.py imports rows(); each is
   fixtures      each hostile or careless submission of tests/grader/, graded
                 as an instructor would (tools/grade.py), gets its verdict
                 (kit/fixtures.py says what each line of a fixture means)
-  dist-student  the students' tree: nothing of the instructor's in it, it
-                builds, its skeletons score nothing, KIT.sha256 holds and a
-                changed or added test is named
+  dist-student  the students' tree: nothing of the instructor's in it,
+                every lab builds, its skeletons are the kit's (which the
+                skeleton rows grade in full) and make grade's unit-plain
+                gives them nothing, KIT.sha256 holds and a changed or added
+                test is named
   Gradescope    the zip's layout, in a folder standing in for /autograder,
                 with the hidden tests, against the solutions
   Classroom     the workflow's steps, run in a copy of the students' tree
@@ -276,7 +278,12 @@ def dist_student(build):
                     "tools/autograder"):
             if os.path.exists(os.path.join(tree, rel)):
                 bad.append("%s is in the students' tree" % rel)
-        r = run(["make", "grade", "BUILD=" + tbuild], tree)
+        built = run(["make", "-j2"] + ["build-lab-%d" % lab.n for lab in layout.labs(build=build)]
+                    + ["BUILD=" + tbuild], tree)
+        if built.rc != 0:
+            bad += ["make build-lab-N does not build every lab"] + built.tail(15)
+        bad += ["%s differs from the kit's skeleton" % f for f in skeleton_copies(tree)]
+        r = run(["make", "grade", "PARTS=unit-plain", "BUILD=" + tbuild], tree)
         try:
             with open(os.path.join(tbuild, "grade", "results.json")) as f:
                 report = json.load(f)
@@ -292,10 +299,26 @@ def dist_student(build):
         if r.rc == 0:
             bad.append("make grade exited 0 on the skeletons")
         bad += tampered(tree, tbuild)
-        detail = "%d labs build, score %d/%d; %s" % (len(report["labs"]), report["score"],
+        detail = "%d labs build, unit-plain %d/%d; %s" % (len(report["labs"]), report["score"],
                                                     report["max_score"], report["kit"]["what"][:60])
         return not bad, detail, bad
     return check
+
+
+def skeleton_copies(tree):
+    """The files of labs/ in the students' tree @tree that are not byte for
+    byte the kit's: the skeleton rows grade every part of the kit's
+    skeletons (lab-N: skeleton fails every graded part), and what they
+    found holds for copies; the tree's own grade then needs one part."""
+    differ = []
+    for d, _, files in os.walk(os.path.join(tree, "labs")):
+        for f in files:
+            rel = os.path.relpath(os.path.join(d, f), tree)
+            kit = os.path.join(ROOT, rel)
+            with open(os.path.join(d, f), "rb") as mine:
+                if not os.path.exists(kit) or open(kit, "rb").read() != mine.read():
+                    differ.append(rel)
+    return differ
 
 
 def tampered(tree, tbuild):
