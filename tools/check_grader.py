@@ -120,9 +120,27 @@ def survivors():
     r, _ = jailed(code)
     took = time.monotonic() - t0
     left = fixtures.processes_of(marker)
-    ok = not left and took < 5 and "left" in r.out
-    return ok, "two escaped processes, none left after %.1f s" % took if ok else \
-        "left: %s after %.1f s" % (left, took), []
+    zombies = jails_zombies()
+    ok = not left and took < 5 and "left" in r.out and zombies == "0"
+    return ok, "two escaped processes, none left after %.1f s; no zombie after 10 runs" \
+        % took if ok else "left: %s after %.1f s; zombies after 10 runs: %s" % (
+            left, took, zombies), []
+
+
+# Ten jailed runs in a process of their own, then its zombie children: a
+# jail's PID-namespace init must not stay one (sandbox.reap_namespace_inits).
+ZOMBIES = ("import os\nfrom kit import proc, sandbox\n"
+           "for _ in range(10):\n    with sandbox.Drop() as d:\n"
+           "        proc.run(['/bin/true'], 30, jail=sandbox.Jail(d))\n"
+           "print(sum('State:\\tZ' in sandbox._read('/proc/%s/status' % c)\n"
+           "          for c in sandbox._own_children()))\n")
+
+
+def jails_zombies():
+    """The count of zombie children left by ten jailed runs, as text."""
+    r = proc.run([sys.executable, "-c", ZOMBIES], 120, env=proc.clean_env(),
+                 cwd=os.path.join(ROOT, "tools"))
+    return (r.tail(1) or ["no output"])[0].strip() if r.ok else r.status()
 
 
 # Write 16 MiB at a time into a file of FOLDER until the file system is full.

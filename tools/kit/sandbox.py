@@ -358,6 +358,7 @@ class Jail:
                 except (ProcessLookupError, PermissionError):
                     pass
             _reap(pids, self.top)
+        reap_namespace_inits()
         if self.cgroups.oom_kills():
             self.hit = "memory"
         self.peak_mib = max(self.peak_mib, self.cgroups.peak_mib())
@@ -607,6 +608,44 @@ def sweep():
             pass
     _reap(pids, None)
     return len(pids)
+
+
+def reap_namespace_inits():
+    """Collect the zombies of the jails' own inits: bwrap forks the PID
+    namespace's process 1, which may outlive the bwrap we started and,
+    as we are a subreaper, end as our child, a zombie no Popen waits for
+    (thousands of them over a long batch: each holds a PID).  Only a child
+    that is process 1 of a namespace of its own: never one that a Popen of
+    this process, in whatever thread, waits for."""
+    me = os.getpid()
+    for name in _own_children():
+        status = _read("/proc/%s/status" % name)
+        fields = dict(l.split(":", 1) for l in status.splitlines() if ":" in l)
+        if fields.get("State", "").split()[:1] != ["Z"] or \
+                fields.get("PPid", "").strip() != str(me) or \
+                fields.get("NSpid", "").split()[-1:] != ["1"] or \
+                len(fields.get("NSpid", "").split()) < 2:
+            continue
+        try:
+            os.waitpid(int(name), os.WNOHANG)
+        except ChildProcessError:
+            pass
+
+
+def _own_children():
+    """The pids of this process's children, zombies too (each of its
+    threads' list in /proc; where the kernel keeps none, every pid)."""
+    found = set()
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        tasks = []
+    for tid in tasks:
+        text = _read("/proc/self/task/%s/children" % tid)
+        found.update(text.split())
+    if not os.path.exists("/proc/self/task/%d/children" % os.getpid()):
+        found = {n for n in os.listdir("/proc") if n.isdigit()}     # PPid says
+    return sorted(found)
 
 
 def _reap(pids, top):
