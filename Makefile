@@ -74,7 +74,13 @@ BUILD   ?= build
 ifeq ($(origin CC),default)
 CC      := clang
 endif
-PYTHON  ?= python3
+# The interpreter itself, found once and handed down: a version manager's
+# shim (pyenv's) costs a shell and a few processes at every call, and every
+# jailed compile is one (about a third of a lab's build CPU).
+ifeq ($(origin PYTHON),undefined)
+PYTHON  := $(or $(shell python3 -c 'import sys; print(sys.executable)' 2>/dev/null),python3)
+endif
+export PYTHON
 .DEFAULT_GOAL := help
 
 include mk/labs.mk

@@ -27,6 +27,7 @@ instructor would) and checks every field.
 """
 import json
 import os
+import sys
 
 from . import ROOT, mutants, proc
 
@@ -87,8 +88,8 @@ def grade(fixture, impl, build, args=(), timeout=600):
     report = os.path.join(ROOT, build, "grader", fixture.name, "report")
     env = proc.clean_env(**fixture.env())
     env.pop("IMPL", None)
-    r = proc.run(["python3", os.path.join(ROOT, "tools", "grade.py"), "--lab", str(fixture.lab),
-                  "--impl", impl, "--build-root", build, "--build", "--report-dir", report]
+    r = proc.run([sys.executable, os.path.join(ROOT, "tools", "grade.py"),
+                  "--lab", str(fixture.lab), "--impl", impl, "--build-root", build, "--build", "--report-dir", report]
                  + list(args), timeout, env=env, cpu=0)
     try:
         with open(os.path.join(report, "results.json")) as f:
