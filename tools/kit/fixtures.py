@@ -89,8 +89,8 @@ def grade(fixture, impl, build, args=(), timeout=600):
     env = proc.clean_env(**fixture.env())
     env.pop("IMPL", None)
     r = proc.run([sys.executable, os.path.join(ROOT, "tools", "grade.py"),
-                  "--lab", str(fixture.lab), "--impl", impl, "--build-root", build, "--build", "--report-dir", report]
-                 + list(args), timeout, env=env, cpu=0)
+                  "--lab", str(fixture.lab), "--impl", impl, "--build-root", build,
+                  "--build", "--report-dir", report] + list(args), timeout, env=env, cpu=0)
     try:
         with open(os.path.join(report, "results.json")) as f:
             return r, json.load(f)
