@@ -268,8 +268,9 @@ def dist_tree(build):
     """BUILD/check-grader/dist: the students' tree, made once per run; (its
     path, its BUILD), or raises with why not.  Its BUILD is seeded with the
     kit's objects and with those of the skeletons (labs/): the tree's files
-    are copies with the same times, so make rebuilds exactly what differs
-    -- a file missing from the tree would fail the build."""
+    are copies with the same times (same_times()), so make rebuilds exactly
+    what differs; a file the builds read and the tree lacks is named by
+    unshipped()."""
     dest = os.path.join(ROOT, build, "check-grader", "dist")
     tree, tbuild = os.path.join(dest, "kit"), os.path.join(dest, "build")
     if not _dist:
@@ -278,6 +279,7 @@ def dist_tree(build):
         if r.rc != 0:
             raise RuntimeError("dist_student.py failed: %s" % r.out[-500:])
         seed(build, tbuild)
+        same_times(tree)
         skeletons = os.path.join(ROOT, build, "labs")
         if os.path.isdir(skeletons):
             shutil.copytree(skeletons, os.path.join(tbuild, "labs"), symlinks=True)
@@ -301,6 +303,8 @@ def dist_student(build):
         if built.rc != 0:
             bad += ["make build-lab-N does not build every lab"] + built.tail(15)
         bad += ["%s differs from the kit's skeleton" % f for f in skeleton_copies(tree)]
+        bad += ["%s is not in the students' tree, and the labs' builds read it" % f
+                for f in unshipped(tree, tbuild, build)]
         r = run(["make", "grade", "PARTS=unit-plain", "BUILD=" + tbuild], tree)
         try:
             with open(os.path.join(tbuild, "grade", "results.json")) as f:
@@ -321,6 +325,46 @@ def dist_student(build):
                                                     report["max_score"], report["kit"]["what"][:60])
         return not bad, detail, bad
     return check
+
+
+def same_times(tree):
+    """Give each file of labs/ in the students' tree @tree that is the
+    kit's byte for byte the kit's time: dist_student.py writes them anew
+    from git, and the seeded objects, built from those bytes, would all be
+    compiled again."""
+    for d, _, files in os.walk(os.path.join(tree, "labs")):
+        for f in files:
+            mine = os.path.join(d, f)
+            kit = os.path.join(ROOT, os.path.relpath(mine, tree))
+            try:
+                with open(mine, "rb") as a, open(kit, "rb") as b:
+                    if a.read() != b.read():
+                        continue
+                st = os.stat(kit)
+            except OSError:
+                continue
+            os.utime(mine, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def unshipped(tree, tbuild, build):
+    """The files of the kit that the labs' builds read (their dependency
+    files, seeded from @build and named from the kit's root) and that tree
+    @tree lacks: with the seeded objects up to date nothing compiles, so
+    no compiler would say so."""
+    missing = set()
+    for top in ("labs", "_kit"):
+        for d, _, files in os.walk(os.path.join(tbuild, top)):
+            for f in files:
+                if not f.endswith(".d"):
+                    continue
+                with open(os.path.join(d, f)) as rule:
+                    text = rule.read().replace("\\\n", " ")
+                for dep in text.split():        # a target ends with ':'
+                    if not dep.endswith(":") and not os.path.isabs(dep) and \
+                            not dep.startswith(build.rstrip("/") + "/") and \
+                            not os.path.exists(os.path.join(tree, dep)):
+                        missing.add(dep)
+    return sorted(missing)
 
 
 def skeleton_copies(tree):
