@@ -617,19 +617,30 @@ def reap_namespace_inits():
     (thousands of them over a long batch: each holds a PID).  Only a child
     that is process 1 of a namespace of its own: never one that a Popen of
     this process, in whatever thread, waits for."""
-    me = os.getpid()
-    for name in _own_children():
-        status = _read("/proc/%s/status" % name)
-        fields = dict(l.split(":", 1) for l in status.splitlines() if ":" in l)
-        if fields.get("State", "").split()[:1] != ["Z"] or \
-                fields.get("PPid", "").strip() != str(me) or \
-                fields.get("NSpid", "").split()[-1:] != ["1"] or \
-                len(fields.get("NSpid", "").split()) < 2:
-            continue
-        try:
-            os.waitpid(int(name), os.WNOHANG)
-        except ChildProcessError:
-            pass
+    for pid in zombie_children():
+        nspid = _status(pid).get("NSpid", "").split()
+        if len(nspid) > 1 and nspid[-1] == "1":
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+def zombie_children():
+    """The pids of this process's children that are zombies."""
+    me = str(os.getpid())
+    found = []
+    for pid in _own_children():
+        st = _status(pid)
+        if st.get("State", "")[:1] == "Z" and st.get("PPid") == me:
+            found.append(pid)
+    return found
+
+
+def _status(pid):
+    """/proc/PID/status as {field: value}, {} if it is gone."""
+    lines = _read("/proc/%d/status" % pid).splitlines()
+    return dict((k, v.strip()) for k, _, v in (l.partition(":") for l in lines))
 
 
 def _own_children():
@@ -645,7 +656,7 @@ def _own_children():
         found.update(text.split())
     if not os.path.exists("/proc/self/task/%d/children" % os.getpid()):
         found = {n for n in os.listdir("/proc") if n.isdigit()}     # PPid says
-    return sorted(found)
+    return sorted(int(p) for p in found)
 
 
 def _reap(pids, top):
