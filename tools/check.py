@@ -449,7 +449,7 @@ def tool_row(name, cmd):
 
 def kit_rows():
     """The grader's own readings, on fixed inputs (tests/kit/test_kit.py)."""
-    return [tool_row("kit: Criterion messages, exercises graded by meaning",
+    return [tool_row("kit: Criterion messages, exercises graded by meaning, pre-check dumps",
                      [os.path.join(ROOT, "tests", "kit", "test_kit.py")])]
 
 

@@ -8,15 +8,20 @@
   * lab 1's exercise is graded by meaning: a use-after-free by an update
     of the count in kref_get, whatever atomic made it (inc, add,
     inc_return, cmpxchg), and not by the read that comes before;
-  * a verdict line names the access it stopped at.
+  * a verdict line names the access it stopped at;
+  * the pre-build check reads a variant's token dump wherever that
+    variant expands the student's lines to another text than the plain
+    build does, so code only one build compiles is still read.
 Standard library only.
 """
 import os
+import shutil
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-from kit import criterion, layout, race  # noqa: E402
+from kit import criterion, layout, precheck, race  # noqa: E402
 
 UAF = ("use-after-free: kref_get.%s on obj#1 (cache_obj, 16 bytes, +0, %s) freed by T2 "
        "at step 14 in cache_obj_release (labs/lab1-kref/cache_given.c:33)")
@@ -70,6 +75,40 @@ class ExerciseByMeaning(unittest.TestCase):
         self.assertEqual(race.failing_access(UAF % ("add", "an update")),
                          ("kref_get", "add", "update"))
         self.assertIsNone(race.failing_access("leak: 1 object(s) still allocated"))
+
+
+class _Lab:
+    """What precheck._units() reads of a lab: a compile command per variant."""
+
+    def __init__(self, **variants):
+        self.compile = {v: "clang -std=gnu11 -c %s" % flags for v, flags in variants.items()}
+
+
+@unittest.skipUnless(shutil.which("clang"), "clang is not installed")
+class PrecheckDumps(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.src = os.path.join(self.dir, "x.c")
+        with open(self.src, "w") as f:
+            f.write("void f(void)\n{\n\tHIDE(__builtin_frame_address(0));\n}\n")
+        mine = os.path.basename(self.dir)
+        self.student = lambda path: mine in path
+
+    def units(self, lab):
+        return {name: unit for name, _, unit in precheck._units(lab, self.src, self.student)}
+
+    def test_same_text_one_dump(self):
+        got = self.units(_Lab(plain="-O2 -DHIDE(x)=x", race="-O1 -DHIDE(x)=x"))
+        self.assertEqual(sorted(got), ["plain", "plain -E", "race -E"])
+        self.assertTrue(any("__builtin_frame_address" in r for r in got["plain"].refusals))
+
+    def test_code_only_one_build_compiles_is_read(self):
+        got = self.units(_Lab(plain="-O2 -DHIDE(x)=", race="-O1 -DHIDE(x)=x"))
+        self.assertEqual(sorted(got), ["plain", "plain -E", "race", "race -E"])
+        self.assertEqual(got["plain"].refusals, [])
+        self.assertTrue(any("__builtin_frame_address" in r for r in got["race"].refusals),
+                        got["race"].refusals)
 
 
 if __name__ == "__main__":

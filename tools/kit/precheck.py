@@ -28,8 +28,10 @@ student's folder; its messages about other files are cut to their names).
             compiler, -dM -E, for each variant's flags), no inline
             assembly, no constructor, destructor, section, alias or ifunc
             attribute
-  tokens    the preprocessed unit of each variant, token by token with
-            where each was spelled (clang -dump-tokens): no inline
+  tokens    the preprocessed unit of each variant (-E), and token by
+            token with where each was spelled (clang -dump-tokens) that
+            of the plain build and of every variant whose -E gives the
+            student's lines another text (same text, same tokens): no inline
             assembly, attribute outside ATTRIBUTES or __builtin_ outside
             BUILTINS that the student's text spelled (a macro of the
             kit's, such as barrier(), may expand to them), no #pragma or
@@ -343,22 +345,41 @@ def _before_build(lab):
     student = _Student(lab)
     for src in c_files:
         rel = os.path.relpath(os.path.join(ROOT, src), ROOT)
-        jobs = sorted(lab.compile.items())
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            units = list(pool.map(lambda vc: scan_tokens(vc[0], vc[1], src, student), jobs))
-            plain = list(pool.map(lambda cc: scan_preprocessed(lab.compile["plain"], src,
-                                                               student, cc),
-                                  _compilers(lab.compile["plain"])))
-        for (variant, cmd), unit in zip(jobs, units):
-            now += _deps_refusals(lab, rel, unit.deps, _token_flags(cmd)[0])
-        for unit in plain:
-            now += _deps_refusals(lab, rel, unit.deps, unit.cc)
-        for unit in units + plain:
+        units = _units(lab, src, student)
+        for name, cc, unit in units:
+            now += _deps_refusals(lab, rel, unit.deps, cc)
             (now if unit.stopped else later).extend(unit.refusals)
-        if not any(u.stopped for u in units + plain):
-            later += _variant_lines([(v, u.lines) for (v, _), u in zip(jobs, units)]
-                                    + [("%s -E" % u.cc_name, u.lines) for u in plain])
+        if not any(u.stopped for _, _, u in units):
+            later += _variant_lines([(name, u.lines) for name, _, u in units])
     return _unique(now), _unique(later)
+
+
+def _units(lab, src, student):
+    """[(name, compiler, _Unit)] of @src: -E in every variant (and with the
+    kit's compiler if it is not clang), and the token dump of the plain
+    variant and of every variant whose -E gives the student's lines
+    another text than the plain one's.
+
+    A dump is the costly pass (a line written for each token of every
+    header); where a variant expands the student's lines to the same text
+    as plain, its tokens are plain's tokens, so plain's dump speaks for it."""
+    jobs = sorted(lab.compile.items())
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        plain = pool.submit(scan_tokens, "plain", lab.compile["plain"], src, student)
+        pre = list(pool.map(lambda vc: scan_preprocessed(vc[1], src, student), jobs))
+        others = list(pool.map(lambda cc: scan_preprocessed(lab.compile["plain"], src,
+                                                            student, cc),
+                               _compilers(lab.compile["plain"])[1:]))
+        base = pre[[v for v, _ in jobs].index("plain")]
+        dumps = {v: pool.submit(scan_tokens, v, cmd, src, student)
+                 for (v, cmd), unit in zip(jobs, pre)
+                 if v != "plain" and not unit.stopped and unit.text != base.text}
+        dumps["plain"] = plain
+        units = [("%s -E" % v, _token_flags(cmd)[0], unit) for (v, cmd), unit in zip(jobs, pre)]
+        units += [("%s -E" % u.cc_name, u.cc, u) for u in others]
+        units += [(v, _token_flags(lab.compile[v])[0], f.result())
+                  for v, f in sorted(dumps.items())]
+    return units
 
 
 def _unique(lines):
@@ -452,11 +473,12 @@ class _Student:
 class _Unit:
     """What one pass over a preprocessed unit found: refusals, lines (the
     student's (file, line)s that compile), deps (the files read), stopped
-    (the compiler stopped on it), cc and cc_name (the compiler)."""
+    (the compiler stopped on it), cc and cc_name (the compiler), text
+    ({(file, line): the student's line as -E expanded it}; -E passes only)."""
 
-    def __init__(self, refusals=(), lines=(), deps=(), stopped=False, cc=None):
+    def __init__(self, refusals=(), lines=(), deps=(), stopped=False, cc=None, text=None):
         self.refusals, self.lines, self.deps = list(refusals), set(lines), list(deps)
-        self.stopped, self.cc = stopped, cc
+        self.stopped, self.cc, self.text = stopped, cc, text
         self.cc_name = os.path.basename(cc or "clang")
 
 
@@ -489,6 +511,15 @@ def _at(where, line):
                       os.path.relpath(os.path.join(ROOT, where), ROOT), line)
 
 
+def _read(path):
+    """The text of @path, "" if there is none."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
 def scan_tokens(variant, cmd, src, student):
     """The _Unit of @src in @variant: clang -dump-tokens (where each token
     was spelled) and -MD (the files it read)."""
@@ -498,7 +529,7 @@ def scan_tokens(variant, cmd, src, student):
         c = _compile(_token_flags(cmd) + ["-fsyntax-only", "-Xclang", "-dump-tokens",
                                           "-MD", "-MF", deps, src],
                      "%s: %s tokens" % (rel, variant), cap=TOKENS_CAP)
-        rule = open(deps).read() if os.path.exists(deps) else ""
+        rule = _read(deps)
     if c.result.truncated:
         return _Unit(["%s: the preprocessed file is too large to check" % rel], stopped=True)
     mine = (os.path.dirname(src) + os.sep, "<scratch")
@@ -538,12 +569,12 @@ def scan_preprocessed(cmd, src, student, cc=None):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "unit.i")
         c = _compile(_token_flags(cmd, cc) + ["-E", "-o", out, src], "%s -E" % rel)
-        text = open(out, errors="replace").read() if c.ok and os.path.exists(out) else ""
+        text = _read(out) if c.ok else ""
     cc = cc or _token_flags(cmd)[0]
     if not c.ok:
         return _Unit(["%s: the preprocessor stops on it: %s" % (rel, _own_error(c.out, src))],
                      stopped=True, cc=cc)
-    found, lines, files, where, line = [], set(), set(), src, 0
+    found, lines, files, where, line, mine = [], set(), set(), src, 0, {}
     for l in text.splitlines():
         m = MARKER.match(l)
         if m:
@@ -558,8 +589,9 @@ def scan_preprocessed(cmd, src, student, cc=None):
                              % (_at(where, line), " ".join(l.split()[:3])))
             elif l.strip():
                 lines.add((where, line))
+                mine[(where, line)] = l
         line += 1
-    return _Unit(found, lines, sorted(files - {src}), cc=cc)
+    return _Unit(found, lines, sorted(files - {src}), cc=cc, text=mine)
 
 
 # --- the object --------------------------------------------------------------------
