@@ -69,23 +69,50 @@ static volatile sig_atomic_t handled;
 static void on_usr1(int sig)
 {
 	(void)sig;
-	handled = 1;
+	handled++;
 }
 
-Test(spinlock, irqsave_blocks_signals_until_restore)
+Test(spinlock, irqsave_holds_interrupts_back_until_restore)
 {
 	spinlock_t l;
 	unsigned long flags;
 
 	spin_lock_init(&l);
-	signal(SIGUSR1, on_usr1);
+	handled = 0;
+	cr_assert_eq(request_irq(SIGUSR1, on_usr1), 0);
 	spin_lock_irqsave(&l, flags);
 	cr_assert(irqs_disabled());
 	raise(SIGUSR1);
-	cr_assert_eq(handled, 0, "a signal ran while \"interrupts\" were off");
+	cr_assert_eq(handled, 0, "an interrupt ran while \"interrupts\" were off");
 	spin_unlock_irqrestore(&l, flags);
-	cr_assert_eq(handled, 1, "the blocked signal must run at restore");
+	cr_assert_eq(handled, 1, "the held-back interrupt must run at restore");
 	cr_assert_not(irqs_disabled());
+}
+
+Test(spinlock, held_back_interrupt_waits_for_the_outermost_restore)
+{
+	unsigned long f1, f2;
+
+	handled = 0;
+	cr_assert_eq(request_irq(SIGUSR1, on_usr1), 0);
+	local_irq_save(f1);
+	local_irq_save(f2);
+	raise(SIGUSR1);
+	raise(SIGUSR1);
+	local_irq_restore(f2);
+	cr_assert_eq(handled, 0, "an interrupt ran with interrupts still off (nested save)");
+	local_irq_restore(f1);
+	cr_assert_eq(handled, 1, "two landings while off: the handler runs once, at the "
+		     "outermost restore");
+	raise(SIGUSR1);
+	cr_assert_eq(handled, 2, "with interrupts on an interrupt runs at once");
+}
+
+Test(spinlock, request_irq_refuses_what_is_no_signal)
+{
+	cr_assert_eq(request_irq(0, on_usr1), -1);
+	cr_assert_eq(request_irq(NSIG, on_usr1), -1);
+	cr_assert_eq(request_irq(SIGUSR1, NULL), -1);
 }
 
 Test(spinlock, irq_save_nests)

@@ -2,9 +2,9 @@
 /*
  * bench_noirq.h - forced (-include) into one of make bench-lab4's builds of
  * lab 4's refcount.c: local_irq_save/restore become nothing, so that the
- * benchmark can show the bucket lock's own price apart from user space's
- * "interrupts off" (two pthread_sigmask system calls; on a CPU, cli and
- * sti cost a few cycles).  Never graded, never correct with signals.
+ * benchmark can show the bucket lock's own price apart from the kit's
+ * "interrupts off" (a per-thread count, common/irqflags.c; on a CPU, cli
+ * and sti cost a few cycles).  Never graded, never correct with interrupts.
  */
 #ifndef LAB4_BENCH_NOIRQ_H
 #define LAB4_BENCH_NOIRQ_H

@@ -13,12 +13,12 @@
  * inconsistency and stops the test ("BUG: inconsistent-lock-state").
  */
 #include <signal.h>
-#include <string.h>
 
 #include <criterion/criterion.h>
 
 #include "bug.h"
 #include "configs.h"
+#include "irqflags.h"
 
 #define OFF_IRQ		(512 + 32)	/* the handler's count ... */
 #define OFF_THREAD	(512 + 96)	/* ... and the thread's: one bucket */
@@ -43,12 +43,7 @@ static void handler(int sig __maybe_unused)
 /* Deliver the interrupt now, on this thread (interrupts are on). */
 static void interrupt(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = handler;
-	sigemptyset(&sa.sa_mask);
-	cr_assert_eq(sigaction(SIGUSR1, &sa, NULL), 0,
+	cr_assert_eq(request_irq(SIGUSR1, handler), 0,
 		     "the test could not install its SIGUSR1 handler (the kit's fault, not yours)");
 	raise(SIGUSR1);			/* delivered before it returns */
 }
