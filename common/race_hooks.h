@@ -206,8 +206,8 @@ void race_obj_free(const void *obj, const char *fn, const char *file,
  * race_irq_depth - where the calling scenario thread's "interrupts off"
  * nesting is kept, or NULL outside the scenario threads
  *
- * local_irq_save() and local_irq_restore() count in it instead of
- * blocking signals: a scenario thread's interrupts are the reproducer's
+ * local_irq_save() and local_irq_restore() count in it instead of the
+ * thread's own count (irqflags.c): a scenario thread's interrupts are the reproducer's
  * (.irqs of scenario.h), delivered only at a point where that thread has
  * them on (a count of 0); on one simulated CPU (.up) nothing else runs
  * while the thread at the CPU has them off.  Not a scheduling point.
