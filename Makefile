@@ -81,6 +81,11 @@ ifeq ($(origin PYTHON),undefined)
 PYTHON  := $(or $(shell python3 -c 'import sys; print(sys.executable)' 2>/dev/null),python3)
 endif
 export PYTHON
+# Its bytecode kept under BUILD, whatever the environment says: with none
+# (a fresh clone, or PYTHONDONTWRITEBYTECODE set) every start compiles the
+# kit's modules again, a grade's start 0.4 CPU s instead of 0.1.
+export PYTHONPYCACHEPREFIX := $(abspath $(BUILD))/pycache
+unexport PYTHONDONTWRITEBYTECODE
 .DEFAULT_GOAL := help
 
 include mk/labs.mk

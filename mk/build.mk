@@ -103,8 +103,9 @@ $(BUILD)/common/race/common/race/%.o: common/race/%.c | $(DEPS_BUILD)
 # only the compiler, the lab's headers, common/'s and the student's folder
 # are there; time, memory and output limited; a message about any other
 # file cut to its name), with an include path of the lab's headers and
-# common/'s only: no tests/.
-JAIL_CC    = PYTHONPATH=tools $(PYTHON) -m kit.sandbox cc --
+# common/'s only: no tests/.  -S: no site-packages (the kit's Python uses
+# the standard library only), and none of their start-up at every compile.
+JAIL_CC    = PYTHONPATH=tools $(PYTHON) -S -m kit.sandbox cc --
 lab_has_h  = $(filter %.h,$(LAB_$(1)_edit))
 lab_student_cflags = $(COMMON_CFLAGS) $(if $(call lab_has_h,$(1)),-I$(call lab_impl,$(1))) \
 	-I$(call lab_dir,$(1)) $(addprefix -Ilabs/,$(LAB_$(1)_include)) $(LAB_$(1)_cflags)
