@@ -54,11 +54,9 @@ code under test could read (not bwrap's): it is in a file of the drop,
 KIT_EVIDENCE_TOKEN_FILE, which the harness reads and removes before any
 code under test runs (common/evidence.c).
 """
-import ctypes
 import os
 import re
 import resource
-import secrets
 import shutil
 import signal
 import subprocess
@@ -139,9 +137,16 @@ def notice():
             "%s, %d CPU s" % (why, mem, procs, limits.CPU_LIMIT))
 
 
+def _token(n):
+    """@n random bytes as hex, as secrets.token_hex() makes them (without
+    its import, which loads OpenSSL: a third of a jailed compile's start)."""
+    return os.urandom(n).hex()
+
+
 def become_subreaper():
     """Orphans of our children become ours, not init's: nothing escapes the
     descendant walk.  Linux only; harmless to repeat."""
+    import ctypes       # here: a jailed compile's start need not load it
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -178,7 +183,7 @@ class Drop:
     def __init__(self):
         self.dir = tempfile.mkdtemp(prefix="kit-drop-")
         os.chmod(self.dir, 0o300)
-        self.token = secrets.token_hex(16)
+        self.token = _token(16)
         self.evidence = set()
 
     def token_file(self):
@@ -190,7 +195,7 @@ class Drop:
         return path
 
     def path(self, what):
-        p = os.path.join(self.dir, "%s-%s" % (what, secrets.token_hex(12)))
+        p = os.path.join(self.dir, "%s-%s" % (what, _token(12)))
         if what == "evidence":
             self.evidence.add(p)
         return p
@@ -428,7 +433,7 @@ class _Cgroups:
 
     def __init__(self, mem, procs):
         self.dirs, self.v2 = {}, False
-        name = "kit-" + secrets.token_hex(6)
+        name = "kit-" + _token(6)
         for root in self.V2:
             controllers = _read(os.path.join(root, "cgroup.controllers")).split()
             want = [c for c, on in (("memory", mem), ("pids", procs)) if on and c in controllers]
