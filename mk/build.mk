@@ -28,6 +28,14 @@
 B       := $(BUILD)/$(subst /,_,$(patsubst %/,%,$(IMPL)))$(if $(EXTRA_TESTS),+extra$(subst /,_,$(abspath $(EXTRA_TESTS))))
 VARIANTS := plain asan tsan race
 
+# What the compiler is (the line of its -v that names it), asked once and
+# handed down to the makes this one starts: a clang -v costs a tenth of a
+# CPU second, and make check starts hundreds of makes.
+ifneq ($(KIT_CC_SEEN),$(CC))
+export KIT_CC_SEEN    := $(CC)
+export KIT_CC_VERSION := $(shell $(CC) -v 2>&1 | grep -E '^gcc version|clang version')
+endif
+
 COMMON_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -pthread -MMD -MP -Icommon
 CFLAGS_plain := -O2
 CFLAGS_asan  := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -36,13 +44,13 @@ CFLAGS_tsan  := -O1 -fno-omit-frame-pointer -fsanitize=thread
 # gcc warns (-Wtsan) that TSan ignores fences such as smp_wmb(); clang does
 # not, and does not know the option.  The kit's TSan programs rely on the
 # annotated primitives, not on fences, so the warning is not an error here.
-CFLAGS_tsan  += $(if $(shell $(CC) -v 2>&1 | grep '^gcc version'),-Wno-tsan)
+CFLAGS_tsan  += $(if $(filter gcc,$(firstword $(KIT_CC_VERSION))),-Wno-tsan)
 CFLAGS_race  := -O1 -fno-omit-frame-pointer -fsanitize=address \
 	-DCONFIG_RACE_HARNESS
 # The code under test (a lab's files, given and edited, and its tests),
 # not common/: clang makes each AddressSanitizer check a call the weak
 # memory model hears plain C accesses through (common/race/models/plain.c).
-CFLAGS_race_code := $(if $(shell $(CC) -v 2>&1 | grep 'clang version'),\
+CFLAGS_race_code := $(if $(findstring clang version,$(KIT_CC_VERSION)),\
 	-mllvm -asan-instrumentation-with-call-threshold=0 \
 	-mllvm -asan-memory-access-callback-prefix=race_plain_)
 KIT_LDLIBS   := -lurcu-memb -pthread
