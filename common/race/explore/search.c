@@ -33,6 +33,7 @@
 #include "sanitizer.h"
 
 #define WATCHDOG_TICKS	3	/* ticks without a new step: a hang */
+#define WATCHDOG_HANG_MS	3000	/* of CPU time, unless --hang-ms says */
 
 const char *__asan_default_options(void);
 /* ASan's defaults for race binaries: no LeakSanitizer (a search ends with
@@ -63,38 +64,40 @@ static void asan_report(const char *report)
 }
 
 /*
- * Two watchdogs, one handler.  SIGPROF ticks every second of CPU time the
- * search burns: a thread spinning in a loop without a point burns it, a
- * process starved by a loaded machine does not.  SIGALRM ticks every
- * WATCHDOG_BLOCKED_S seconds of real time, for a thread blocked outside
- * the reproducer's models (which burns no CPU).
+ * Two watchdogs, one handler.  SIGPROF ticks every third of the hang time
+ * (3 s, or --hang-ms) of CPU time the search burns: a thread spinning in a
+ * loop without a point burns it, a process starved by a loaded machine
+ * does not.  SIGALRM ticks every WATCHDOG_BLOCKED_S seconds of real time,
+ * for a thread blocked outside the reproducer's models (which burns no
+ * CPU).
  */
 #define WATCHDOG_BLOCKED_S	10
 
 struct watch {
 	long last;		/* progress at the last tick */
 	int ticks;		/* ticks since it changed */
-	int seconds;		/* per tick */
+	long ms;		/* per tick */
 };
 
-static struct watch cpu_watch = { -1, 0, 1 };
-static struct watch real_watch = { -1, 0, WATCHDOG_BLOCKED_S };
+static struct watch cpu_watch = { -1, 0, WATCHDOG_HANG_MS / WATCHDOG_TICKS };
+static struct watch real_watch = { -1, 0, WATCHDOG_BLOCKED_S * 1000L };
 
 /* A hang: name the last step, and what is probably missing after it. */
-static void __noreturn hang(int seconds, const char *how)
+static void __noreturn hang(long ms, const char *how)
 {
 	const struct race_step *s;
-	char who[16];
+	char who[16], span[32];
 
+	snprintf(span, sizeof(span), ms % 1000 ? "%.1f s" : "%.0f s", ms / 1e3);
 	if (!race_sh->nr_steps)
-		race_fail("livelock", "no scheduling point for %d s (%s) in "
-			  "setup() or before the first step", seconds, how);
+		race_fail("livelock", "no scheduling point for %s (%s) in "
+			  "setup() or before the first step", span, how);
 	s = &race_sh->steps[race_sh->nr_steps - 1];
-	race_fail("livelock", "no scheduling point for %d s (%s) after step "
+	race_fail("livelock", "no scheduling point for %s (%s) after step "
 		  "%ld (%s at %s.%s): a loop that reads shared state with no "
 		  "primitive of common/ (a plain read the compiler may hoist out "
 		  "of the loop): read it with READ_ONCE() or an atomic",
-		  seconds, how, race_sh->nr_steps,
+		  span, how, race_sh->nr_steps,
 		  race_thread_name(s->thread, who, sizeof(who)), s->fn, s->what);
 }
 
@@ -110,17 +113,25 @@ static void watchdog(int sig)
 		return;
 	}
 	if (++w->ticks >= WATCHDOG_TICKS)
-		hang(w->ticks * w->seconds,
+		hang(w->ticks * w->ms,
 		     sig == SIGPROF ? "of CPU time" : "blocked");
+}
+
+/* An interval of @ms milliseconds. */
+static struct timeval interval(long ms)
+{
+	return (struct timeval){ ms / 1000, ms % 1000 * 1000 };
 }
 
 /* Start both watchdogs. */
 static void watchdog_start(void)
 {
-	struct itimerval cpu = { { 1, 0 }, { 1, 0 } };
-	struct itimerval real = { { WATCHDOG_BLOCKED_S, 0 },
-				  { WATCHDOG_BLOCKED_S, 0 } };
+	struct itimerval cpu, real;
 
+	if (race_opt.hang_ms)
+		cpu_watch.ms = race_opt.hang_ms / WATCHDOG_TICKS;
+	cpu.it_interval = cpu.it_value = interval(cpu_watch.ms);
+	real.it_interval = real.it_value = interval(real_watch.ms);
 	signal(SIGPROF, watchdog);
 	signal(SIGALRM, watchdog);
 	setitimer(ITIMER_PROF, &cpu, NULL);

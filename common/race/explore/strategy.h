@@ -50,6 +50,7 @@ struct race_options {
 	long nr_sees;			/*   (RACE_SEES_NEWEST: the newest) */
 	bool in_process;		/* --debug: no child, no watchdog */
 	bool os_threads;		/* every thread on an OS thread of its own */
+	long hang_ms;			/* CPU ms with no point: a livelock (0: 3000) */
 };
 
 /* race_opt.memory: not given (the scenario's .memory), sc, or weak. */

@@ -8,6 +8,7 @@
  *            [--script "T1@kref_get.read T2+"] [--sched FILE] [--out FILE]
  *            [--result FILE] [--memory sc|weak] [--reduction on|off]
  *            [--count-classes] [--lab N] [--os-threads] [--cpu-time]
+ *            [--hang-ms MS]
  *   race replay FILE [--scenario NAME] [--expect KIND] [--times N] [--quiet]
  *            [--result FILE] [--debug]
  *   race check FILE... [--scenario NAME]
@@ -34,6 +35,10 @@
  *         run them (runtime/carrier.c), rather than as contexts on one.
  * --cpu-time (run): also the CPU time of the search process and of its
  *         executions, and their executions per second (make bench-race).
+ * --hang-ms MS (run): a thread that reaches no scheduling point in MS ms
+ *         of CPU time is a livelock (default 3000; at least 30): the
+ *         kit's own tests of a scenario that loops on purpose say it
+ *         sooner.
  * --debug (replay): the replay runs in this process, with the hooks of
  *         debug.c, for gdb (make debug; tools/gdb/race-gdb.py).
  * Exit 2: a usage error, a malformed schedule file, or a scenario the
@@ -68,6 +73,7 @@ static void __noreturn usage(const char *msg)
 		"                [--out FILE] [--result FILE] [--memory sc|weak] "
 		"[--reduction on|off]\n"
 		"                [--count-classes] [--lab N] [--os-threads] [--cpu-time]\n"
+		"                [--hang-ms MS]\n"
 		"       race replay FILE [--scenario NAME] [--expect KIND] "
 		"[--times N] [--quiet] [--result FILE]\n"
 		"                [--debug]\n"
@@ -170,6 +176,11 @@ static int parse_option(const char *o, const char *v, struct cmdline *cl)
 		parse_model(o, v);
 	else if (!strcmp(o, "--lab"))
 		cl->lab = number(o, v);
+	else if (!strcmp(o, "--hang-ms")) {
+		race_opt.hang_ms = number(o, v);
+		if (race_opt.hang_ms < 30)
+			usage("--hang-ms: at least 30");
+	}
 	else
 		return 0;
 	return 1;
