@@ -38,4 +38,4 @@ BENCH6_OK := $(if $(wildcard $(BENCH6_RCUREF)),$(BENCH6_BIN),bench6-impl-ok)
 bench6-impl-ok:
 	$(error make bench-lab6: no $(BENCH6_RCUREF) (IMPL names a tree with a $(LAB_6_folder) folder: solutions, the default, or labs))
 
--include $(shell find $(BENCH6_DIR) -name '*.d' 2>/dev/null)
+-include $(call dep_files,$(BENCH6_DIR))

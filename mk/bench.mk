@@ -92,4 +92,4 @@ bench-impl-ok:
 
 bench-bin: $(BENCH_OK)
 
--include $(shell find $(BENCH_DIR) -name '*.d' 2>/dev/null)
+-include $(call dep_files,$(BENCH_DIR))

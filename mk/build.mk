@@ -36,6 +36,11 @@ export KIT_CC_SEEN    := $(CC)
 export KIT_CC_VERSION := $(shell $(CC) -v 2>&1 | grep -E '^gcc version|clang version')
 endif
 
+# The dependency files (.d) in folders $(1), down to five levels: make's
+# own wildcard, not a find (a shell and a process at every make).
+dep_files = $(foreach d,$(1),$(wildcard $(d)/*.d $(d)/*/*.d $(d)/*/*/*.d \
+	$(d)/*/*/*/*.d $(d)/*/*/*/*/*.d))
+
 COMMON_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -pthread -MMD -MP -Icommon
 CFLAGS_plain := -O2
 CFLAGS_asan  := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -220,7 +225,7 @@ kit-objs: $(foreach n,$(LABS),$(call lab_kit_objs,$(n))) \
 
 # The dependency files of what this invocation builds: the shared objects and
 # this tree's (not every other tree under BUILD).
--include $(shell find $(BUILD)/common $(BUILD)/_kit $(B) -name '*.d' 2>/dev/null)
+-include $(call dep_files,$(BUILD)/common $(BUILD)/_kit $(B))
 
 # --- the kit's own tests of common/: tests/common/test_*.c and tsan_*.c --------
 
