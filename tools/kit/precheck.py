@@ -375,9 +375,9 @@ def _units(lab, src, student):
                  for (v, cmd), unit in zip(jobs, pre)
                  if v != "plain" and not unit.stopped and unit.text != base.text}
         dumps["plain"] = plain
-        units = [("%s -E" % v, _token_flags(cmd)[0], unit) for (v, cmd), unit in zip(jobs, pre)]
+        units = [(v, _token_flags(cmd)[0], unit) for (v, cmd), unit in zip(jobs, pre)]
         units += [("%s -E" % u.cc_name, u.cc, u) for u in others]
-        units += [(v, _token_flags(lab.compile[v])[0], f.result())
+        units += [("%s (token dump)" % v, _token_flags(lab.compile[v])[0], f.result())
                   for v, f in sorted(dumps.items())]
     return units
 
