@@ -86,8 +86,7 @@ def cmd_test(args):
             return 2
         with tempfile_dir() as d:
             log = os.path.join(d, "tsan")
-            env = dict(os.environ, TSAN_OPTIONS="halt_on_error=1 exitcode=66 history_size=7 "
-                       "log_path=" + log)
+            env = dict(os.environ, TSAN_OPTIONS=tsan.options(log))
             r = subprocess.run([prog, case], env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, universal_newlines=True,
                                errors="replace")

@@ -70,11 +70,18 @@ def cases(prog):
     return found
 
 
+def options(log, extra=""):
+    """TSAN_OPTIONS of a run whose reports go to @log (the module doc says
+    why each): @extra (the caller's own) may change the first two, never
+    the exit code, the stop at the first report or the log."""
+    return " ".join(o for o in ("atexit_sleep_ms=0 history_size=7", extra.strip(),
+                                "exitcode=%d halt_on_error=1 log_path=%s" % (TSAN_EXIT, log))
+                    if o)
+
+
 def env(log, evidence):
     e = proc.clean_env(KIT_EVIDENCE=evidence)
-    opts = "atexit_sleep_ms=0 history_size=7 " + e.get("TSAN_OPTIONS", "")
-    e["TSAN_OPTIONS"] = (opts + " exitcode=%d halt_on_error=1 log_path=%s"
-                         % (TSAN_EXIT, log)).strip()
+    e["TSAN_OPTIONS"] = options(log, e.get("TSAN_OPTIONS", ""))
     return e
 
 
