@@ -198,6 +198,12 @@ class Engine(unittest.TestCase):
     UNMET = ("unpublished",     # vacuous on purpose: test_vacuous runs it
              "lincheck:counter")  # a broken counter on purpose: Oracles runs it
 
+    def test_hang_ms_has_a_floor(self):
+        """--hang-ms below 30 would leave the CPU watchdog no tick: refused."""
+        rc, out = run(SELF, "run", "three_each", "--hang-ms", "3")
+        self.assertEqual(rc, 2, out)
+        self.assertIn("race: --hang-ms: at least 30", out)
+
     def test_dfs_complete(self):
         """2 threads x 3 steps: C(6,3) = 20 interleavings, each once."""
         rc, out = run(SELF, "run", "three_each")
