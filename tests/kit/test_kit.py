@@ -113,6 +113,20 @@ class PrecheckDumps(unittest.TestCase):
                             for r in got["race (token dump)"].refusals),
                         got["race (token dump)"].refusals)
 
+    def test_variant_macros_from_the_units(self):
+        """A macro one variant's flags define, or define otherwise, is a
+        variant macro; one defined alike, or undefined at the file's end,
+        is not (the -E -dD passes read the definitions)."""
+        with open(self.src, "w") as f:
+            f.write("#define GONE 1\n#undef GONE\n#define MINE 2\nint x;\n")
+        lab = _Lab(plain="-O2 -DSAME=1 -DOTHER=1", race="-O1 -DSAME=1 -DOTHER=2 -DONLY")
+        pre = {self.src: [u for name, _, u in precheck._units(lab, self.src, self.student)
+                          if name in lab.compile]}
+        got = precheck.variant_macros(pre)
+        self.assertTrue({"OTHER", "ONLY"} <= got, got)
+        self.assertFalse({"SAME", "GONE", "MINE"} & got, got)
+        self.assertEqual(pre[self.src][0].lines, {(self.src, 4)}, "a definition is no code")
+
 
 if __name__ == "__main__":
     unittest.main()

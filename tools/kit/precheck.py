@@ -95,6 +95,9 @@ LINE_DIRECTIVE = re.compile(r"^\s*(?:#|%:)\s*(?:line\b|\d)")
 # and where it was spelled if elsewhere.
 TOKEN = re.compile(r"^(\S+) '(.*)'\t.*?Loc=<(.+?):(\d+):\d+(?: <Spelling=(.+?):\d+:\d+>)?>$")
 MARKER = re.compile(r'^# (\d+) "(.*)"')
+# A definition -dD writes where it is made (a directive: no line of code
+# can begin so once preprocessed).
+DEFINITION = re.compile(r"^#(define|undef) ([A-Za-z_]\w*)")
 # Sections: the code's, the data's, and the toolchain's own.
 CODE_SECTION = re.compile(r"^\.text(\..*)?$")
 DATA_SECTION = re.compile(r"^\.(rodata|data|bss|tdata|tbss)(\..*)?$|^\.data\.rel(\.ro)?(\..*)?$")
@@ -208,28 +211,19 @@ def _compile(cmd, what, cap=None):
     return c
 
 
-def variant_macros(lab, sources):
-    """The macros whose definitions differ between the variants' builds of
-    @sources (compiler -dM -E over all of them at once, nothing run); none
-    if a file does not preprocess (scan_tokens() then says why)."""
-    first = sum((["-include", s] for s in sources), [])
-    jobs = sorted(lab.compile.items())
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        runs = list(pool.map(lambda vc: _compile(
-            _flags(vc[1]) + ["-w", "-dM", "-E"] + first + ["-x", "c", os.devnull],
-            "%s -dM -E" % vc[0]), jobs))
-    defs = []
-    for (variant, cmd), c in zip(jobs, runs):
-        if not c.ok:
-            return set()        # the passes below say why, in the student's words
-        d = {}
-        for line in c.result.out.splitlines():
-            m = IDENT.match(line[len("#define "):]) if line.startswith("#define ") else None
-            if m:
-                d[m.group(0)] = line
-        defs.append(d)
-    names = set().union(*defs) if defs else set()
-    return {n for n in names if len({d.get(n) for d in defs}) > 1}
+def variant_macros(units):
+    """The macros whose definitions differ between the variants' builds:
+    @units, {file: [_Unit of each variant's -E]}, each holding the macros
+    defined at the end of its file (-dD).  None if a file does not
+    preprocess (the units then say why, in the student's words)."""
+    names = set()
+    for pre in units.values():
+        if any(u.stopped for u in pre):
+            return set()
+        defs = [u.macros for u in pre]
+        every = set().union(*defs)
+        names |= {n for n in every if len({d.get(n) for d in defs}) > 1}
+    return names
 
 
 _SYSTEM_DIRS = {}
@@ -339,19 +333,20 @@ def includes(lab):
 def _before_build(lab):
     """(refusals that stop the build, the others) of the text and the
     preprocessed units; a build limit raises _OverLimit."""
-    c_files = _sources(lab, ".c")
-    macros = variant_macros(lab, c_files) if c_files else set()
-    now, later = [], sum((scan_source(src, macros) for src in _sources(lab)), [])
+    now, later, pre = [], [], {}
     student = _Student(lab)
-    for src in c_files:
+    for src in _sources(lab, ".c"):
         rel = os.path.relpath(os.path.join(ROOT, src), ROOT)
         units = _units(lab, src, student)
+        pre[src] = [u for name, _, u in units if name in lab.compile]
         for name, cc, unit in units:
             now += _deps_refusals(lab, rel, unit.deps, cc)
             (now if unit.stopped else later).extend(unit.refusals)
         if not any(u.stopped for _, _, u in units):
             later += _variant_lines([(name, u.lines) for name, _, u in units])
-    return _unique(now), _unique(later)
+    macros = variant_macros(pre)
+    text = sum((scan_source(src, macros) for src in _sources(lab)), [])
+    return _unique(now), _unique(text + later)
 
 
 def _units(lab, src, student):
@@ -474,11 +469,13 @@ class _Unit:
     """What one pass over a preprocessed unit found: refusals, lines (the
     student's (file, line)s that compile), deps (the files read), stopped
     (the compiler stopped on it), cc and cc_name (the compiler), text
-    ({(file, line): the student's line as -E expanded it}; -E passes only)."""
+    ({(file, line): the student's line as -E expanded it}) and macros
+    ({name: its #define line} at the end of the file): -E passes only."""
 
-    def __init__(self, refusals=(), lines=(), deps=(), stopped=False, cc=None, text=None):
+    def __init__(self, refusals=(), lines=(), deps=(), stopped=False, cc=None, text=None,
+                 macros=None):
         self.refusals, self.lines, self.deps = list(refusals), set(lines), list(deps)
-        self.stopped, self.cc, self.text = stopped, cc, text
+        self.stopped, self.cc, self.text, self.macros = stopped, cc, text, macros or {}
         self.cc_name = os.path.basename(cc or "clang")
 
 
@@ -564,25 +561,37 @@ def scan_preprocessed(cmd, src, student, cc=None):
     """The _Unit of @src's -E with compiler @cc (None: clang) and the
     variant's flags @cmd: a #pragma or _Pragma in the student's lines (the
     markers say whose each line is), the lines that compile, the files
-    entered."""
+    entered, and (-dD: each definition where it is made) the macros
+    defined at the end of the file."""
     rel = os.path.relpath(os.path.join(ROOT, src), ROOT)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "unit.i")
-        c = _compile(_token_flags(cmd, cc) + ["-E", "-o", out, src], "%s -E" % rel)
+        c = _compile(_token_flags(cmd, cc) + ["-E", "-dD", "-o", out, src], "%s -E" % rel)
         text = _read(out) if c.ok else ""
     cc = cc or _token_flags(cmd)[0]
     if not c.ok:
         return _Unit(["%s: the preprocessor stops on it: %s" % (rel, _own_error(c.out, src))],
                      stopped=True, cc=cc)
-    found, lines, files, where, line, mine = [], set(), set(), src, 0, {}
+    found, lines, files, where, line, mine, macros = [], set(), set(), src, 0, {}, {}
+    own = student(where)
     for l in text.splitlines():
-        m = MARKER.match(l)
-        if m:
-            line, where = int(m.group(1)), m.group(2)
-            if not where.startswith("<"):
-                files.add(where)
-            continue
-        if student(where):
+        if l[:1] == "#":
+            m = MARKER.match(l)
+            if m:
+                line, where = int(m.group(1)), m.group(2)
+                own = student(where)
+                if not where.startswith("<"):
+                    files.add(where)
+                continue
+            d = DEFINITION.match(l)
+            if d:
+                if d.group(1) == "define":
+                    macros[d.group(2)] = l
+                else:
+                    macros.pop(d.group(2), None)
+                line += 1
+                continue
+        if own:
             if l.lstrip().startswith("#pragma") and not (
                     where.endswith(".h") and l.split()[1:2] == ["once"]):
                 found.append("%s: %s is not allowed (it changes how the file is built)"
@@ -591,7 +600,7 @@ def scan_preprocessed(cmd, src, student, cc=None):
                 lines.add((where, line))
                 mine[(where, line)] = l
         line += 1
-    return _Unit(found, lines, sorted(files - {src}), cc=cc, text=mine)
+    return _Unit(found, lines, sorted(files - {src}), cc=cc, text=mine, macros=macros)
 
 
 # --- the object --------------------------------------------------------------------
