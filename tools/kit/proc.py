@@ -9,6 +9,7 @@ never waits on a pipe that an escaped grandchild holds open for longer than
 DRAIN seconds.  With a jail (kit.sandbox.Jail) the command runs inside its
 walls, under its limits, and every process of it is killed at the end.
 """
+import fcntl
 import os
 import resource
 import selectors
@@ -19,6 +20,8 @@ import time
 from . import ROOT, limits
 
 DRAIN = 2.0             # s to read what is left after the command ended
+PIPE_SIZE = 1 << 20     # bytes of a command's output pipe, and of one read
+FLOOD = 64 << 10        # past this much output, small reads wait for more
 MAKE_VARS = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")
 
 
@@ -80,7 +83,13 @@ class _Capture:
     """The first and the last cap/2 bytes of a stream."""
 
     def __init__(self, cap):
-        self.half, self.head, self.tail, self.dropped = cap // 2, b"", b"", 0
+        self.half, self.dropped = cap // 2, 0
+        self.head, self.tail = bytearray(), bytearray()   # grown in place, not copied
+
+    @property
+    def size(self):
+        """Bytes seen so far."""
+        return len(self.head) + len(self.tail) + self.dropped
 
     def add(self, data):
         room = self.half - len(self.head)
@@ -89,8 +98,9 @@ class _Capture:
             data = data[room:]
         self.tail += data
         if len(self.tail) > self.half:
-            self.dropped += len(self.tail) - self.half
-            self.tail = self.tail[-self.half:]
+            over = len(self.tail) - self.half
+            self.dropped += over
+            del self.tail[:over]
 
     def text(self):
         gap = b"\n[... %d bytes left out ...]\n" % self.dropped if self.dropped else b""
@@ -161,6 +171,7 @@ def run(cmd, timeout, env=None, cwd=ROOT, cap=None, cpu=None, jail=None):
     w = _Watch(p, start + timeout, jail)
     fd = p.stdout.fileno()
     os.set_blocking(fd, False)
+    _widen(fd)
     sel = selectors.DefaultSelector()
     sel.register(fd, selectors.EVENT_READ)
     drain_until = None
@@ -175,7 +186,7 @@ def run(cmd, timeout, env=None, cwd=ROOT, cap=None, cpu=None, jail=None):
         if not sel.select(limits.WATCH_INTERVAL if jail else 0.1):
             continue
         try:
-            data = os.read(fd, 65536)
+            data = os.read(fd, PIPE_SIZE)
         except BlockingIOError:
             continue
         if not data:
@@ -183,11 +194,23 @@ def run(cmd, timeout, env=None, cwd=ROOT, cap=None, cpu=None, jail=None):
                 _wait(w)
             break
         out.add(data)
+        if out.size > FLOOD and len(data) < FLOOD:
+            time.sleep(0.002)       # a flood of small writes: let it gather
     sel.close()
     p.stdout.close()
     w.end()
     p.wait()
     return _result(p, out, start, w)
+
+
+def _widen(fd):
+    """Let the pipe of @fd hold PIPE_SIZE bytes, where the kernel allows
+    it: a command that writes much (a token dump) is read in a few large
+    pieces, not thousands of 64 KiB ones."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+    except (OSError, AttributeError):
+        pass
 
 
 def _wait(w):

@@ -57,11 +57,9 @@ code under test runs (common/evidence.c).
 import os
 import re
 import resource
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 from . import ROOT, limits, proc
@@ -79,18 +77,29 @@ _mode = None
 _suspicions = []
 
 
+# Set in the environment once bwrap has run here: the tools' children (make,
+# and the jailed compiles it starts) need not try it again.  It can only
+# spare a probe, never lower the walls: a bwrap that then fails to start is
+# that run's error.
+PROBED = "KIT_SANDBOX_PROBED"
+
+
 def mode():
     """('bwrap', '') where the walls stand, else ('rlimits', why not)."""
     global _mode
     if _mode is None:
         _mode = _probe()
+        if _mode[0] == "bwrap":
+            os.environ[PROBED] = "bwrap"
     return _mode
 
 
 def _probe():
     if os.environ.get("KIT_SANDBOX") == "none":
         return "rlimits", "KIT_SANDBOX=none"
-    if not shutil.which("bwrap"):
+    if os.environ.get(PROBED) == "bwrap":
+        return "bwrap", ""
+    if not _which("bwrap"):
         return "rlimits", "bwrap is not installed ('make deps' installs bubblewrap)"
     try:
         r = subprocess.run(["bwrap"] + _walls() + ["true"], stdin=subprocess.DEVNULL,
@@ -101,6 +110,16 @@ def _probe():
         why = r.stderr.decode(errors="replace").strip().splitlines()
         return "rlimits", "bwrap cannot run here (%s)" % (why[0] if why else "exit %d" % r.returncode)
     return "bwrap", ""
+
+
+def _which(name):
+    """The program @name as the shell finds it on PATH, or None (what
+    shutil.which() answers, without its import: a jailed compile's start)."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        path = os.path.join(folder or ".", name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
 
 
 def _walls():
@@ -181,6 +200,7 @@ class Drop:
     """
 
     def __init__(self):
+        import tempfile     # here: a jailed compile's start need not load it
         self.dir = tempfile.mkdtemp(prefix="kit-drop-")
         os.chmod(self.dir, 0o300)
         self.token = _token(16)
@@ -234,6 +254,7 @@ class Drop:
                 for n in sorted(os.listdir(self.dir)) if n.startswith(base)]
 
     def close(self):
+        import shutil
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self):
@@ -293,7 +314,7 @@ class Jail:
             if real not in seen and not any(_under(real, s) for s in SYSTEM):
                 seen.add(real)
                 binds.extend([kind, real, real])
-        exe = cmd[0] if "/" in cmd[0] else shutil.which(cmd[0]) or cmd[0]
+        exe = cmd[0] if "/" in cmd[0] else _which(cmd[0]) or cmd[0]
         for arg in [exe] + [a for a in cmd[1:] if "/" in a]:
             path = os.path.join(cwd, arg)
             if os.path.isfile(path):
@@ -680,15 +701,25 @@ def _reap(pids, top):
 class Compiled:
     """What a jailed compiler did: rc (its exit status; 1 when a limit
     ended it), out (its messages, cut: messages about files other than
-    @own's name only the file), limit (None, "wall time", "CPU time",
-    "memory", "output": the limit that ended it), result (kit.proc's)."""
+    the student's folder only the file; cut when first read, so a pass
+    whose output is read raw -- a token dump -- never pays for it), limit
+    (None, "wall time", "CPU time", "memory", "output": the limit that
+    ended it), result (kit.proc's)."""
 
-    def __init__(self, rc, out, limit, result):
-        self.rc, self.out, self.limit, self.result = rc, out, limit, result
+    def __init__(self, rc, own, note, limit, result):
+        self.rc, self.limit, self.result = rc, limit, result
+        self._own, self._note, self._out = own, note, None
 
     @property
     def ok(self):
         return self.rc == 0
+
+    @property
+    def out(self):
+        if self._out is None:
+            raw = self.result.out[-limits.BUILD_OUTPUT_CAP:]
+            self._out = cut_messages(raw, self._own) + self._note
+        return self._out
 
 
 def _compiler_paths(cmd):
@@ -767,14 +798,13 @@ def compile(cmd, own=None, timeout=None, cap=None):
         limit = "output"
     if not limit and r.rc and jail.address_space and _OUT_OF_MEMORY.search(r.out):
         limit = "memory"
-    text = cut_messages(r.out if len(r.out) < limits.BUILD_OUTPUT_CAP else
-                        r.out[-limits.BUILD_OUTPUT_CAP:], own)
+    note = ""
     if limit:
-        text += "the compiler was stopped: over the build's %s limit (%s)\n" % (
+        note = "the compiler was stopped: over the build's %s limit (%s)\n" % (
             limit, _build_setting(limit))
     elif r.error:
-        text += r.error + "\n"
-    return Compiled(r.rc if not limit and r.rc is not None else 1, text, limit, r)
+        note = r.error + "\n"
+    return Compiled(r.rc if not limit and r.rc is not None else 1, own, note, limit, r)
 
 
 def _build_setting(limit):
