@@ -357,10 +357,12 @@ def _units(lab, src, student):
 
     A dump is the costly pass (a line written for each token of every
     header); where a variant expands the student's lines to the same text
-    as plain, its tokens are plain's tokens, so plain's dump speaks for it."""
+    as plain, its tokens are plain's tokens, so plain's dump speaks for it.
+    The dumps start once every -E has ended within the build's limits: a
+    file the preprocessor cannot expand within them (a macro bomb) is
+    refused then, without a dump running to the time limit."""
     jobs = sorted(lab.compile.items())
     with ThreadPoolExecutor(max_workers=2) as pool:
-        plain = pool.submit(scan_tokens, "plain", lab.compile["plain"], src, student)
         pre = list(pool.map(lambda vc: scan_preprocessed(vc[1], src, student), jobs))
         others = list(pool.map(lambda cc: scan_preprocessed(lab.compile["plain"], src,
                                                             student, cc),
@@ -368,8 +370,7 @@ def _units(lab, src, student):
         base = pre[[v for v, _ in jobs].index("plain")]
         dumps = {v: pool.submit(scan_tokens, v, cmd, src, student)
                  for (v, cmd), unit in zip(jobs, pre)
-                 if v != "plain" and not unit.stopped and unit.text != base.text}
-        dumps["plain"] = plain
+                 if v == "plain" or (not unit.stopped and unit.text != base.text)}
         units = [(v, _token_flags(cmd)[0], unit) for (v, cmd), unit in zip(jobs, pre)]
         units += [("%s -E" % u.cc_name, u.cc, u) for u in others]
         units += [("%s (token dump)" % v, _token_flags(lab.compile[v])[0], f.result())
