@@ -69,6 +69,13 @@
 # Variables: CC (clang by default; gcc builds too), IMPL, BUILD, V=1.
 # A lab is a folder labs/labN-*/ with a manifest, lab.mk (docs/design.md).
 
+# No built-in rules: every rule the kit needs is its own, and make would
+# otherwise try each built-in one (RCS, SCCS, yacc...) on every makefile and
+# every header a dependency file names: an up-to-date build of lab 5 took
+# 78 CPU ms, 34 without them; print-manifest 78, 22.
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
+
 IMPL    ?= labs
 BUILD   ?= build
 ifeq ($(origin CC),default)
