@@ -15,7 +15,8 @@
 # patch, gdb: make check walks a race back under gdb), optional (rr: only
 # the rr targets want it; bwrap: without it the grader's sandbox keeps its
 # limits but not its walls, and says so; gnuplot: make bench's plots,
-# without it make bench says so in one line and writes its CSV).
+# without it make bench says so in one line and writes its CSV; lld: the
+# binaries link with it where it is there, else with the default ld).
 # Environment: CC (default clang), PYTHON (default python3).
 set -uo pipefail
 
@@ -48,6 +49,7 @@ REQS=(
 	"optional|bwrap, the walls of the grader's sandbox|program bwrap|bubblewrap"
 	"optional|gnuplot, the plots of make bench|program gnuplot|gnuplot-nox"
 	"optional|ccache, which make check puts the kit's own objects through|program ccache|ccache"
+	"optional|lld, the faster linker the kit links with where it is there|program ld.lld|lld"
 )
 
 have_program() { command -v "$1" >/dev/null 2>&1; }
