@@ -214,8 +214,8 @@ def _compile(cmd, what, cap=None):
 def variant_macros(units):
     """The macros whose definitions differ between the variants' builds:
     @units, {file: [_Unit of each variant's -E]}, each holding the macros
-    defined at the end of its file (-dD).  None if a file does not
-    preprocess (the units then say why, in the student's words)."""
+    defined at the end of its file (-dD).  None (an empty set) if a file
+    does not preprocess: the units then say why, in the student's words."""
     names = set()
     for pre in units.values():
         if any(u.stopped for u in pre):

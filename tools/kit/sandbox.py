@@ -57,9 +57,11 @@ code under test runs (common/evidence.c).
 import os
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 from . import ROOT, limits, proc
@@ -99,7 +101,7 @@ def _probe():
         return "rlimits", "KIT_SANDBOX=none"
     if os.environ.get(PROBED) == "bwrap":
         return "bwrap", ""
-    if not _which("bwrap"):
+    if not shutil.which("bwrap"):
         return "rlimits", "bwrap is not installed ('make deps' installs bubblewrap)"
     try:
         r = subprocess.run(["bwrap"] + _walls() + ["true"], stdin=subprocess.DEVNULL,
@@ -110,16 +112,6 @@ def _probe():
         why = r.stderr.decode(errors="replace").strip().splitlines()
         return "rlimits", "bwrap cannot run here (%s)" % (why[0] if why else "exit %d" % r.returncode)
     return "bwrap", ""
-
-
-def _which(name):
-    """The program @name as the shell finds it on PATH, or None (what
-    shutil.which() answers, without its import: a jailed compile's start)."""
-    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        path = os.path.join(folder or ".", name)
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
 
 
 def _walls():
@@ -200,7 +192,6 @@ class Drop:
     """
 
     def __init__(self):
-        import tempfile     # here: a jailed compile's start need not load it
         self.dir = tempfile.mkdtemp(prefix="kit-drop-")
         os.chmod(self.dir, 0o300)
         self.token = _token(16)
@@ -254,7 +245,6 @@ class Drop:
                 for n in sorted(os.listdir(self.dir)) if n.startswith(base)]
 
     def close(self):
-        import shutil
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self):
@@ -314,7 +304,7 @@ class Jail:
             if real not in seen and not any(_under(real, s) for s in SYSTEM):
                 seen.add(real)
                 binds.extend([kind, real, real])
-        exe = cmd[0] if "/" in cmd[0] else _which(cmd[0]) or cmd[0]
+        exe = cmd[0] if "/" in cmd[0] else shutil.which(cmd[0]) or cmd[0]
         for arg in [exe] + [a for a in cmd[1:] if "/" in a]:
             path = os.path.join(cwd, arg)
             if os.path.isfile(path):
