@@ -11,6 +11,7 @@
 refcount_t shared;
 DEFINE_SPINLOCK(shared_lock);
 int worker_failures;
+int workload_rounds = ITERATIONS;
 
 struct slot_obj *slot;
 long slots_created;
@@ -36,7 +37,7 @@ void worker_failed(void)
 void *get_put(void *arg)
 {
 	(void)arg;
-	for (int i = 0; i < ITERATIONS; i++) {
+	for (int i = 0; i < workload_rounds; i++) {
 		refcount_get(&shared);
 		refcount_put(&shared);
 	}
@@ -46,7 +47,7 @@ void *get_put(void *arg)
 void *get_rcu_put(void *arg)
 {
 	(void)arg;
-	for (int i = 0; i < ITERATIONS; i++) {
+	for (int i = 0; i < workload_rounds; i++) {
 		if (!refcount_get_rcu(&shared)) {
 			worker_failed();	/* the count is held above 0 */
 			continue;
@@ -106,7 +107,7 @@ void *slot_user(void *arg)
 {
 	long sum = 0;
 
-	for (int i = 0; i < ITERATIONS / 4; i++) {
+	for (int i = 0; i < workload_rounds / 4; i++) {
 		struct slot_obj *obj = slot_get_or_create((long)arg);
 
 		sum += obj->payload;

@@ -17,6 +17,16 @@
 #define NR_THREADS	4
 #define ITERATIONS	20000
 
+/*
+ * Rounds of get_put and get_rcu_put (slot_user: a quarter): ITERATIONS for
+ * the stress test, whose exact final count is its check; the TSan program
+ * lowers it to TSAN_ITERATIONS, since TSan sees an unordered pair of
+ * accesses in any round in which two threads make them, not only where
+ * they collide in time.
+ */
+#define TSAN_ITERATIONS	(ITERATIONS / 4)
+extern int workload_rounds;
+
 extern refcount_t shared;		/* the count the workers hammer */
 extern spinlock_t shared_lock;
 extern int worker_failures;
@@ -27,11 +37,11 @@ void worker_failed(void);
 /** run_threads - run @fn in NR_THREADS threads (arg = 0..N-1), join them */
 void run_threads(void *(*fn)(void *));
 
-/** get_put - ITERATIONS x (refcount_get, refcount_put) on @shared */
+/** get_put - workload_rounds x (refcount_get, refcount_put) on @shared */
 void *get_put(void *arg);
 
 /**
- * get_rcu_put - ITERATIONS x (refcount_get_rcu, refcount_put) on @shared,
+ * get_rcu_put - workload_rounds x (refcount_get_rcu, refcount_put) on @shared,
  * whose count the caller holds above 0: a failed get_rcu is a failure
  */
 void *get_rcu_put(void *arg);
@@ -56,7 +66,7 @@ extern long slots_created;
 void slot_open(void);
 void slot_close(void);
 
-/** slot_user - ITERATIONS / 4 x (find or create the slot's object, read it, put it) */
+/** slot_user - workload_rounds / 4 x (find or create the slot's object, read it, put it) */
 void *slot_user(void *arg);
 
 #endif /* LAB2_SHARED_WORKLOAD_H */

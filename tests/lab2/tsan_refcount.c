@@ -80,5 +80,6 @@ static const struct tsan_case cases[] = {
 
 int main(int argc, char **argv)
 {
+	workload_rounds = TSAN_ITERATIONS;
 	return tsan_case_main(argc, argv, cases, ARRAY_SIZE(cases));
 }

@@ -288,15 +288,18 @@ def _ranks(lab):
 
 # --- the parts ---------------------------------------------------------------------
 
-def grade_unit(lab, name):
+def grade_unit(lab, name, first_failure=False):
     """A Criterion binary: an item per declared test, PASS iff it ran to
     its end and passed; the part passes iff every test does and the binary
     exited 0.  A binary killed by a limit, or that never declared its tests
-    or wrote its report, fails as a whole."""
+    or wrote its report, fails as a whole.  @first_failure: Criterion stops
+    starting tests at the first that fails (--fail-fast); the tests it did
+    not run are not in its report, so they fail too -- the part's verdict
+    is the same, only its list of failures is short."""
     binary = lab.bins[name]
     if not os.path.exists(binary):
         return failed(name, FAIL, "not built: " + binary)
-    report = criterion.run(binary)
+    report = criterion.run(binary, args=["--fail-fast"] if first_failure else ())
     verdict, summary = report.verdict()
     odd = integrity.unit_suspicions(binary, report)
     if odd:
@@ -406,11 +409,10 @@ def grade_race(lab, first_failure=False):
     return itemized("race", items, summary, hint)
 
 
-# name -> grader(lab, first_failure): a unit part runs its whole binary
-# either way (Criterion reports every test at once).
+# name -> grader(lab, first_failure).
 GRADERS = {
-    "unit-plain": lambda lab, first_failure=False: grade_unit(lab, "unit-plain"),
-    "unit-asan": lambda lab, first_failure=False: grade_unit(lab, "unit-asan"),
+    "unit-plain": lambda lab, first_failure=False: grade_unit(lab, "unit-plain", first_failure),
+    "unit-asan": lambda lab, first_failure=False: grade_unit(lab, "unit-asan", first_failure),
     "tsan": grade_tsan,
     "race": grade_race,
 }
