@@ -84,6 +84,11 @@ _suspicions = []
 # spare a probe, never lower the walls: a bwrap that then fails to start is
 # that run's error.
 PROBED = "KIT_SANDBOX_PROBED"
+# util-linux's prlimit (Essential in Debian): Jail.launcher().
+PRLIMIT = shutil.which("prlimit")
+# Jail.launcher()'s shell: into each cgroup.procs named, then the command.
+_JOIN = ('n=$1; shift; while [ "$n" -gt 0 ]; do echo 0 > "$1" || exit 125; '
+         'n=$((n - 1)); shift; done; exec "$@"')
 
 
 def mode():
@@ -318,8 +323,32 @@ class Jail:
             binds += ["--bind", self.drop.dir, self.drop.dir]
         return ["bwrap"] + _walls() + binds + ["--dir", cwd, "--chdir", cwd, "--"] + list(cmd)
 
+    def launcher(self):
+        """The argv that comes before argv(): it sets the run's rlimits and
+        puts it into its cgroups, then runs the rest with the same pid --
+        util-linux's prlimit, then a shell that writes its own pid into each
+        cgroup (or stops, status 125) and execs the command.  So nothing of
+        the command runs before its limits hold, and no copy of this
+        process is forked for it: preexec() in a forked child costs 10-20
+        CPU ms a run, these two small execs about 2.  None where prlimit is
+        missing: then preexec() does it."""
+        if not PRLIMIT:
+            return None
+        argv = [PRLIMIT, "--core=0:0", "--fsize=%d:%d" % (self.fsize, self.fsize)]
+        if self.cpu:
+            argv.append("--cpu=%d:%d" % (self.cpu, self.cpu + 5))
+        if self.address_space:
+            space = self.address_space << 20
+            argv.append("--as=%d:%d" % (space, space))
+        argv.append("--")
+        procs = [os.path.join(d, "cgroup.procs") for d in sorted(set(self.cgroups.dirs.values()))]
+        if procs:
+            argv += ["/bin/sh", "-c", _JOIN, "kit-jail", str(len(procs))] + procs
+        return argv
+
     def preexec(self):
-        """In the child, before exec: the rlimits, and into the cgroups."""
+        """In the child, before exec: the rlimits, and into the cgroups
+        (where launcher() cannot)."""
         cg, cpu, fsize, space = self.cgroups, self.cpu, self.fsize, self.address_space
 
         def apply():
