@@ -569,20 +569,11 @@ def run_row(row):
 
 def compiler_cache():
     """"ccache" and its settings in this environment when it is installed
-    and COMPILER_CACHE is not set; what COMPILER_CACHE is, or "none".
-
-    Depend mode: a miss costs the compile alone.  In its default mode
-    ccache runs the preprocessor too at every miss, and a fresh clone
-    misses nearly everything: the prebuild took 83 CPU s that way, 52
-    without ccache, 57 in depend mode.  Depend mode finds a hit by the
-    files the compiler read (its -MMD list): the kit's files are fresh
-    from the clone, hence the sloppiness about their times."""
+    and COMPILER_CACHE is not set; what COMPILER_CACHE is, or "none"."""
     if "COMPILER_CACHE" not in os.environ and shutil.which("ccache"):
         os.environ.update(COMPILER_CACHE="ccache",
                           CCACHE_DIR=os.path.abspath(os.path.join(BUILD, "ccache")),
-                          CCACHE_BASEDIR=ROOT, CCACHE_NOHASHDIR="true",
-                          CCACHE_DEPEND="true",
-                          CCACHE_SLOPPINESS="include_file_mtime,include_file_ctime")
+                          CCACHE_BASEDIR=ROOT, CCACHE_NOHASHDIR="true")
     return os.environ.get("COMPILER_CACHE") or "none"
 
 
