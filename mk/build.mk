@@ -92,8 +92,9 @@ DEPS_BUILD := $(call DEPS_OK,build)
 
 # common/ and the kit's test harness: one object per variant, for all labs.
 # COMPILER_CACHE: a compiler cache (ccache) for the kit's own objects, which
-# every tree of the same kit compiles alike; make check sets it where ccache
-# is installed.  Never for a student's files: they compile in the jail.
+# every tree of the same kit compiles alike (COMPILER_CACHE=ccache make
+# check; not its default: tools/check.py says why).  Never for a student's
+# files: they compile in the jail.
 KIT_CC = $(strip $(COMPILER_CACHE) $(CC))
 
 common_objs = $(patsubst %.c,$(BUILD)/common/$(1)/%.o,$(2))

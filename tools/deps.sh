@@ -48,7 +48,7 @@ REQS=(
 	"optional|rr, to record a replay where the CPU allows|program rr|rr"
 	"optional|bwrap, the walls of the grader's sandbox|program bwrap|bubblewrap"
 	"optional|gnuplot, the plots of make bench|program gnuplot|gnuplot-nox"
-	"optional|ccache, which make check puts the kit's own objects through|program ccache|ccache"
+	"optional|ccache, for COMPILER_CACHE=ccache make check|program ccache|ccache"
 	"optional|lld, the faster linker the kit links with where it is there|program ld.lld|lld"
 )
 
