@@ -11,7 +11,10 @@
   * a verdict line names the access it stopped at;
   * the pre-build check reads a variant's token dump wherever that
     variant expands the student's lines to another text than the plain
-    build does, so code only one build compiles is still read.
+    build does, so code only one build compiles is still read;
+  * a jailed command starts under its jail's rlimits and in its cgroups,
+    whether prlimit and a shell set them (Jail.launcher) or a forked
+    child does (where prlimit is missing).
 Standard library only.
 """
 import os
@@ -21,7 +24,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-from kit import criterion, layout, precheck, race  # noqa: E402
+from kit import criterion, layout, precheck, proc, race, sandbox  # noqa: E402
 
 UAF = ("use-after-free: kref_get.%s on obj#1 (cache_obj, 16 bytes, +0, %s) freed by T2 "
        "at step 14 in cache_obj_release (labs/lab1-kref/cache_given.c:33)")
@@ -126,6 +129,42 @@ class PrecheckDumps(unittest.TestCase):
         self.assertTrue({"OTHER", "ONLY"} <= got, got)
         self.assertFalse({"SAME", "GONE", "MINE"} & got, got)
         self.assertEqual(pre[self.src][0].lines, {(self.src, 4)}, "a definition is no code")
+
+
+# What a jailed command reports of itself: its cgroups and its rlimits.
+_SELF = ("import resource\n"
+         "print(sorted(l.split(':')[2] for l in open('/proc/self/cgroup') if 'kit-' in l))\n"
+         "print([resource.getrlimit(getattr(resource, 'RLIMIT_' + r))\n"
+         "       for r in ('CORE', 'FSIZE', 'CPU', 'AS')])\n")
+
+
+class JailLimits(unittest.TestCase):
+    def seen(self, prlimit):
+        saved = sandbox.PRLIMIT
+        sandbox.PRLIMIT = prlimit
+        try:
+            jail = sandbox.Jail(cpu=7, fsize=12345)
+            jail.address_space = 900
+            dirs = sorted(set(jail.cgroups.dirs.values()))
+            r = proc.run(["/usr/bin/python3", "-S", "-c", _SELF], 30, jail=jail)
+        finally:
+            sandbox.PRLIMIT = saved
+        self.assertEqual(r.rc, 0, r.out)
+        cgroups, rlimits = r.out.splitlines()[-2:]
+        return cgroups, rlimits, dirs
+
+    def test_launcher_and_fork_set_the_same(self):
+        if not sandbox.PRLIMIT or not os.path.exists("/usr/bin/python3"):
+            self.skipTest("no prlimit or no /usr/bin/python3 here")
+        launched, forked = self.seen(sandbox.PRLIMIT), self.seen(None)
+        want = str([(0, 0), (12345, 12345), (7, 12), (900 << 20, 900 << 20)])
+        self.assertEqual(launched[1], want)
+        self.assertEqual(forked[1], want)
+        for cgroups, _, dirs in (launched, forked):
+            names = {os.path.basename(d) for d in dirs}
+            self.assertEqual(len(names), 1 if dirs else 0, dirs)
+            for name in names:
+                self.assertIn(name, cgroups)
 
 
 if __name__ == "__main__":
