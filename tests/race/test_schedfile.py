@@ -50,12 +50,14 @@ PRINTABLE = re.compile(r"^[ -~]*$")
 
 
 def run(cmd, timeout=60, cpu=None, stdin=subprocess.DEVNULL):
-    """(exit status, stdout and stderr as text) of @cmd, in the kit's root."""
+    """(exit status, stdout and stderr as text) of @cmd, in the kit's root;
+    @cpu: its CPU seconds (the only run that forks this process to set
+    them: without a preexec_fn, subprocess starts it with vfork)."""
     def limit():
-        if cpu:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       stdin=stdin, timeout=timeout, cwd=ROOT, preexec_fn=limit)
+                       stdin=stdin, timeout=timeout, cwd=ROOT,
+                       preexec_fn=limit if cpu else None)
     return p.returncode, p.stdout.decode("ascii", "backslashreplace")
 
 
