@@ -570,11 +570,12 @@ def compiler_cache():
 
     A fresh clone, what CI checks, misses the cache at nearly every
     compile, and in its default mode ccache runs the preprocessor as well
-    at each miss: the prebuild took 84 CPU s with ccache, 52 without.  The
-    one row a warm cache sped up (tools/hw: 52 hits) saved 8 of them.  So
-    make check compiles without one unless asked: COMPILER_CACHE=ccache
-    puts the kit's own objects through ccache in depend mode (a miss costs
-    the compile alone), its cache in BUILD/ccache."""
+    at each miss: the prebuild's first make took 84 CPU s with ccache, 52
+    without.  The one row a warm cache sped up (tools/hw: 52 hits) saved
+    8 of them.  So make check compiles without one unless asked:
+    COMPILER_CACHE=ccache puts the kit's own objects through ccache in
+    depend mode (a miss costs the compile alone), its cache in
+    BUILD/ccache."""
     cache = os.environ.get("COMPILER_CACHE", "")
     if cache.split()[:1] == ["ccache"]:
         for k, v in (("CCACHE_DIR", os.path.abspath(os.path.join(BUILD, "ccache"))),

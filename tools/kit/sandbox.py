@@ -334,30 +334,33 @@ class Jail:
         missing: then preexec() does it."""
         if not PRLIMIT:
             return None
-        argv = [PRLIMIT, "--core=0:0", "--fsize=%d:%d" % (self.fsize, self.fsize)]
-        if self.cpu:
-            argv.append("--cpu=%d:%d" % (self.cpu, self.cpu + 5))
-        if self.address_space:
-            space = self.address_space << 20
-            argv.append("--as=%d:%d" % (space, space))
-        argv.append("--")
-        procs = [os.path.join(d, "cgroup.procs") for d in sorted(set(self.cgroups.dirs.values()))]
+        argv = [PRLIMIT] + ["--%s=%d:%d" % (name, soft, hard)
+                            for name, _, soft, hard in self.rlimits()] + ["--"]
+        procs = self.cgroups.procs_files()
         if procs:
             argv += ["/bin/sh", "-c", _JOIN, "kit-jail", str(len(procs))] + procs
         return argv
 
+    def rlimits(self):
+        """[(prlimit's name, RLIMIT_*, soft, hard)]: the run's rlimits, for
+        launcher() and preexec() alike."""
+        found = [("core", resource.RLIMIT_CORE, 0, 0),
+                 ("fsize", resource.RLIMIT_FSIZE, self.fsize, self.fsize)]
+        if self.cpu:
+            found.append(("cpu", resource.RLIMIT_CPU, self.cpu, self.cpu + 5))
+        if self.address_space:
+            space = self.address_space << 20
+            found.append(("as", resource.RLIMIT_AS, space, space))
+        return found
+
     def preexec(self):
         """In the child, before exec: the rlimits, and into the cgroups
         (where launcher() cannot)."""
-        cg, cpu, fsize, space = self.cgroups, self.cpu, self.fsize, self.address_space
+        cg, rlimits = self.cgroups, self.rlimits()
 
         def apply():
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-            if cpu:
-                resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-            if space:
-                resource.setrlimit(resource.RLIMIT_AS, (space << 20, space << 20))
+            for _, which, soft, hard in rlimits:
+                resource.setrlimit(which, (soft, hard))
             cg.join()
         return apply
 
@@ -530,10 +533,15 @@ class _Cgroups:
             cg.remove()
         return cls._probed
 
+    def procs_files(self):
+        """The cgroup.procs file of every cgroup of the run: writing 0 to
+        one moves the writer into it."""
+        return [os.path.join(d, "cgroup.procs") for d in sorted(set(self.dirs.values()))]
+
     def join(self):
         """In the child: into every cgroup of the run."""
-        for path in set(self.dirs.values()):
-            _write(os.path.join(path, "cgroup.procs"), "0")
+        for path in self.procs_files():
+            _write(path, "0")
 
     def members(self):
         """The pids in the run's cgroup, or None without one."""
