@@ -11,7 +11,9 @@
   * a verdict line names the access it stopped at;
   * the pre-build check reads a variant's token dump wherever that
     variant expands the student's lines to another text than the plain
-    build does, so code only one build compiles is still read;
+    build does, so code only one build compiles is still read, and no
+    dump where the lines hold nothing a dump could refuse (an asm keyword,
+    an attribute, a built-in outside the allowed ones);
   * a jailed command starts under its jail's rlimits and in its cgroups,
     whether prlimit and a shell set them (Jail.launcher) or a forked
     child does (where prlimit is missing).
@@ -109,12 +111,37 @@ class PrecheckDumps(unittest.TestCase):
 
     def test_code_only_one_build_compiles_is_read(self):
         got = self.units(_Lab(plain="-O2 -DHIDE(x)=", race="-O1 -DHIDE(x)=x"))
-        self.assertEqual(sorted(got), ["plain", "plain (token dump)", "race",
-                                       "race (token dump)"])
-        self.assertEqual(got["plain (token dump)"].refusals, [])
+        self.assertEqual(sorted(got), ["plain", "race", "race (token dump)"])
         self.assertTrue(any("__builtin_frame_address" in r
                             for r in got["race (token dump)"].refusals),
                         got["race (token dump)"].refusals)
+
+    def write(self, text):
+        with open(self.src, "w") as f:
+            f.write(text)
+
+    def test_nothing_to_refuse_no_dump(self):
+        """Allowed built-ins, an array of arrays, words that only contain
+        'asm': no token a dump refuses, so no dump; the -E passes still
+        give the compiler's own list of the files read (-MD)."""
+        self.write("#include <stddef.h>\nint plasma[2][2];\n"
+                   "int f(int x)\n{\n\treturn __builtin_expect(x, 1) + plasma[0][0] +\n"
+                   "\t\t(int)__builtin_offsetof(struct { int a; }, a);\n}\n")
+        got = self.units(_Lab(plain="-O2", race="-O1"))
+        self.assertEqual(sorted(got), ["plain", "race"])
+        self.assertTrue(any(d.endswith("stddef.h") for d in got["plain"].deps), got["plain"].deps)
+
+    def test_each_kind_a_dump_refuses_is_dumped(self):
+        for code, refused in (("int f(void) { asm(\"nop\"); return 0; }", "inline assembly"),
+                              ("__attribute__((constructor)) void f(void) {}", "constructor"),
+                              ("[ [gnu::constructor]] void f(void) {}", "attribute gnu"),
+                              ("void *f(void) { return __builtin_frame_address(0); }",
+                               "__builtin_frame_address")):
+            self.write("#define HIDE(x) x\nHIDE(%s)\n" % code)
+            got = self.units(_Lab(plain="-O2", race="-O1"))
+            self.assertIn("plain (token dump)", got, code)
+            self.assertTrue(any(refused in r for r in got["plain (token dump)"].refusals),
+                            (code, got["plain (token dump)"].refusals))
 
     def test_variant_macros_from_the_units(self):
         """A macro one variant's flags define, or define otherwise, is a

@@ -37,7 +37,10 @@ student's folder; its messages about other files are cut to their names).
             kit's, such as barrier(), may expand to them), no #pragma or
             _Pragma in the student's lines (-E), and the same lines of the
             student's files compiled in every variant (else a condition
-            tells the variants apart, however it is spelled)
+            tells the variants apart, however it is spelled).  A unit whose
+            student's lines, as -E expanded them, hold no asm keyword, no
+            attribute and no __builtin_ outside BUILTINS gets no dump: the
+            dump looks at those tokens of those lines only (_needs_dump)
   objects   sections: code (.text, AX), read-only data, data and bss by
             name and by flags, and the toolchain's own (debug, notes,
             symbols); no constructors or destructors; no global symbol
@@ -109,6 +112,10 @@ CODE_RELOCS = {"R_X86_64_PC32", "R_X86_64_PLT32", "R_X86_64_GOTPCREL", "R_X86_64
                "R_X86_64_PC64"}
 # Bytes of a token dump read (a unit past it is refused: too large).
 TOKENS_CAP = 32 << 20
+# What a token dump looks at (scan_tokens), as -E writes it: an asm
+# keyword, an attribute (GNU or C2x), a compiler built-in.
+DUMPED = re.compile(r"\b(?:asm|__asm|__asm__|__attribute|__attribute__)\b|\[\s*\[|"
+                    r"\b__builtin_\w+")
 # Data a student's data may point to: the C library's streams.
 DATA_POINTEES = {"stdout", "stderr"}
 
@@ -370,12 +377,30 @@ def _units(lab, src, student):
         base = pre[[v for v, _ in jobs].index("plain")]
         dumps = {v: pool.submit(scan_tokens, v, cmd, src, student)
                  for (v, cmd), unit in zip(jobs, pre)
-                 if v == "plain" or (not unit.stopped and unit.text != base.text)}
+                 if (v == "plain" or (not unit.stopped and unit.text != base.text))
+                 and _needs_dump(unit)}
         units = [(v, _token_flags(cmd)[0], unit) for (v, cmd), unit in zip(jobs, pre)]
         units += [("%s -E" % u.cc_name, u.cc, u) for u in others]
         units += [("%s (token dump)" % v, _token_flags(lab.compile[v])[0], f.result())
                   for v, f in sorted(dumps.items())]
     return units
+
+
+def _needs_dump(unit):
+    """Whether the token dump of the -E pass @unit's file and flags could
+    refuse it: its student's lines hold a token scan_tokens() looks at --
+    an asm keyword, an attribute, a built-in outside BUILTINS -- or the
+    preprocessor stopped on it.  The dump reads the tokens whose place of
+    expansion is a student's line: the tokens of those lines in -E."""
+    if unit.stopped:
+        return True
+    text = "\n".join(unit.text.values())
+    return any(not (m.group().startswith("__builtin_") and _allowed_builtin(m.group()))
+               for m in DUMPED.finditer(text))
+
+
+def _allowed_builtin(name):
+    return name in BUILTINS or name.startswith(BUILTIN_PREFIXES)
 
 
 def _unique(lines):
@@ -544,8 +569,7 @@ def scan_tokens(variant, cmd, src, student):
         own = student(spelled or where)
         if kind == "asm" and own:
             found.append("%s: inline assembly (%s) is not allowed" % (_at(where, line), text))
-        elif own and text.startswith("__builtin_") and text not in BUILTINS \
-                and not text.startswith(BUILTIN_PREFIXES):
+        elif own and text.startswith("__builtin_") and not _allowed_builtin(text):
             found.append("%s: %s is not allowed (the handout lists what a file may use)"
                          % (_at(where, line), text))
         elif kind == "__attribute" or (text == "[" and i + 1 < len(tokens)
@@ -562,13 +586,16 @@ def scan_preprocessed(cmd, src, student, cc=None):
     """The _Unit of @src's -E with compiler @cc (None: clang) and the
     variant's flags @cmd: a #pragma or _Pragma in the student's lines (the
     markers say whose each line is), the lines that compile, the files
-    entered, and (-dD: each definition where it is made) the macros
-    defined at the end of the file."""
+    read (-MD: the compiler's own list, and the files the markers enter),
+    and (-dD: each definition where it is made) the macros defined at the
+    end of the file."""
     rel = os.path.relpath(os.path.join(ROOT, src), ROOT)
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "unit.i")
-        c = _compile(_token_flags(cmd, cc) + ["-E", "-dD", "-o", out, src], "%s -E" % rel)
+        out, deps = os.path.join(tmp, "unit.i"), os.path.join(tmp, "deps")
+        c = _compile(_token_flags(cmd, cc) + ["-E", "-dD", "-MD", "-MF", deps, "-o", out, src],
+                     "%s -E" % rel)
         text = _read(out) if c.ok else ""
+        rule = _read(deps) if c.ok else ""
     cc = cc or _token_flags(cmd)[0]
     if not c.ok:
         return _Unit(["%s: the preprocessor stops on it: %s" % (rel, _own_error(c.out, src))],
@@ -601,6 +628,7 @@ def scan_preprocessed(cmd, src, student, cc=None):
                 lines.add((where, line))
                 mine[(where, line)] = l
         line += 1
+    files |= set(_dependencies(rule)[1:])
     return _Unit(found, lines, sorted(files - {src}), cc=cc, text=mine, macros=macros)
 
 
