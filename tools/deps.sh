@@ -41,7 +41,7 @@ REQS=(
 	"build|liburcu's headers and library|link urcu/urcu-memb.h -lurcu-memb|liburcu-dev"
 	"build|$CC_NAME's AddressSanitizer and UBSan runtimes|sanitize address,undefined|$(runtime_pkg)"
 	"build|$CC_NAME's ThreadSanitizer runtime|sanitize thread|$(runtime_pkg)"
-	"build|nm and readelf, the grader's pre-build check|program readelf|binutils"
+	"build|readelf, the grader's pre-build check|program readelf|binutils"
 	"check|gcc, the second compiler the kit must build with|program gcc|gcc"
 	"check|patch, for the known-wrong solutions|program patch|patch"
 	"check|gdb, for make debug (and make check, which tests it)|program gdb|gdb"

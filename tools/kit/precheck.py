@@ -678,6 +678,26 @@ def relocations(obj):
     return found
 
 
+def global_roles(syms, code):
+    """[(name, role)] of the global and weak symbols of @syms (symbols()),
+    as nm's letters sort them, @code the indexes of the code sections:
+    "uses" (undefined: U, w, v), "code" (in a code section, or weak and no
+    object: T, W), "data" (the rest: D, B, R, C, A, V); an ifunc (i) has
+    none (scan_object refuses it)."""
+    found = []
+    for name, kind, bind, ndx in syms:
+        if not name or bind not in ("GLOBAL", "WEAK") or kind == "GNU_IFUNC":
+            continue
+        if ndx == "UND":
+            role = "uses"
+        elif bind == "WEAK":
+            role = "data" if kind == "OBJECT" else "code"
+        else:
+            role = "code" if ndx.isdigit() and int(ndx) in code else "data"
+        found.append((name, role))
+    return found
+
+
 def scan_object(obj, source, allowed, api):
     """Refusals of object file @obj (compiled from @source)."""
     rel = os.path.relpath(source, ROOT)
@@ -703,7 +723,8 @@ def scan_object(obj, source, allowed, api):
                          "and bss may be placed" % (rel, name, flags or "no flags"))
     names = {i: n for i, (n, _, _) in secs.items()}
     kinds = {}
-    for name, kind, bind, ndx in symbols(obj):
+    syms = symbols(obj)
+    for name, kind, bind, ndx in syms:
         kinds[name] = kind
         where = int(ndx) if ndx.isdigit() else None
         if kind == "OBJECT" and where in code:
@@ -716,21 +737,15 @@ def scan_object(obj, source, allowed, api):
             found.append("%s: defines %s as an ifunc: not allowed" % (rel, name))
         elif kind == "TLS" and bind != "LOCAL" and name not in api:
             found.append("%s: defines thread-local %s: make it static" % (rel, name))
-    for line in _tool(["nm", "-P", obj]).splitlines():
-        fields = line.split()
-        if len(fields) < 2:
-            continue
-        name, kind = fields[0], fields[1]
-        if kind in "Uwv":
+    for name, role in global_roles(syms, code):
+        if role == "uses":
             if name not in allowed:
                 found.append("%s: uses %s, which a file of this lab may not use (its handout "
                              "lists what it may)" % (rel, name))
-        elif kind == "i":
-            continue                # said above
-        elif kind.isupper() and kind not in "TW" and name not in api:
+        elif role == "data" and name not in api:
             found.append("%s: defines global data %s: make it static (the lab's "
                          "API names the data a file may define)" % (rel, name))
-        elif kind in "TW" and name not in api:
+        elif role == "code" and name not in api:
             found.append("%s: defines %s, which is not part of the lab's API: make it "
                          "static" % (rel, name))
     code_names = {names[i] for i in code}
