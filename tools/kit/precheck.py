@@ -114,8 +114,8 @@ CODE_RELOCS = {"R_X86_64_PC32", "R_X86_64_PLT32", "R_X86_64_GOTPCREL", "R_X86_64
 TOKENS_CAP = 32 << 20
 # What a token dump looks at (scan_tokens), as -E writes it: an asm
 # keyword, an attribute (GNU or C2x), a compiler built-in.
-DUMPED = re.compile(r"\b(?:asm|__asm|__asm__|__attribute|__attribute__)\b|\[\s*\[|"
-                    r"\b__builtin_\w+")
+DUMPED = re.compile(r"\b(?:%s|__attribute|__attribute__)\b|\[\s*\[|\b__builtin_\w+"
+                    % "|".join(ASM))
 # Data a student's data may point to: the C library's streams.
 DATA_POINTEES = {"stdout", "stderr"}
 
