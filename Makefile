@@ -109,6 +109,8 @@ DEPS_CHECK := $(call DEPS_OK,check)
 # and the tools' own lines.  mk/*.mk start each command with $(call quiet,WHAT).
 export V
 quiet = $(if $(filter 1,$(V)),,@printf '  %-7s %s\n' '$(1)' '$@';)
+# The same for a command that makes several files: a line each (WHAT, FILES).
+quiet_each = $(if $(filter 1,$(V)),,@printf '  %-7s %s\n' $(foreach f,$(2),'$(1)' '$(f)');)
 
 RR_KINDS := record replay chaos
 STUDENT  := test hint watch

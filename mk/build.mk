@@ -124,7 +124,9 @@ $(BUILD)/common/race/common/race/%.o: common/race/%.c | $(DEPS_BUILD)
 # file cut to its name), with an include path of the lab's headers and
 # common/'s only: no tests/.  -S: no site-packages (the kit's Python uses
 # the standard library only), and none of their start-up at every compile.
-JAIL_CC    = PYTHONPATH=tools $(PYTHON) -S -m kit.sandbox cc --
+# One start compiles every file of a variant, in each configuration: a
+# jail each file, but one Python start (a third of a small compile's cost).
+JAIL_CC    = PYTHONPATH=tools $(PYTHON) -S -m kit.sandbox cc
 lab_has_h  = $(filter %.h,$(LAB_$(1)_edit))
 lab_student_cflags = $(COMMON_CFLAGS) $(if $(call lab_has_h,$(1)),-I$(call lab_impl,$(1))) \
 	-I$(call lab_dir,$(1)) $(addprefix -Ilabs/,$(LAB_$(1)_include)) $(LAB_$(1)_cflags)
@@ -148,29 +150,33 @@ lab_unit_bin  = $(B)/$(1)/lab$(2)/unit
 lab_tsan_bins = $(addprefix $(B)/tsan/lab$(1)/,$(notdir $(basename $(call lab_tests,$(1),tsan_*.c))))
 lab_race_bin  = $(if $(call lab_tests,$(1),race_*.c),$(B)/race/lab$(1)/race)
 
-# lab_variant_rules N, VARIANT: how lab N's objects of VARIANT are compiled
+# lab_variant_rules N, VARIANT: how lab N's objects of VARIANT are compiled:
+# the edited files, in every configuration, by one JAIL_CC (a group of
+# targets: any out of date builds them all)
 define lab_variant_rules
-$(patsubst $(call lab_impl,$(1))/%.c,$(B)/$(2)/lab$(1)/obj/%.o,$(call lab_edit_c,$(1))): \
-		$(B)/$(2)/lab$(1)/obj/%.o: $(call lab_impl,$(1))/%.c | $(DEPS_BUILD)
-	@mkdir -p $$(@D)
-	$$(call quiet,CC)$$(JAIL_CC) $$(CC) $$(call lab_student_cflags,$(1)) $$(TODO_CFLAGS) $$(CFLAGS_$(2)) \
-		$$(CFLAGS_$(2)_code) $$(CFLAGS) -c $$< -o $$@
+$(if $(call lab_edit_c,$(1)),$(call lab_code_rule,$(1),$(2)))
 
 $(call lab_kitdir,$(2),$(1))/%.o: %.c | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
 	$$(call quiet,CC)$$(KIT_CC) $$(call lab_cflags,$(1)) $$(CFLAGS_$(2)) $$(CFLAGS_$(2)_code) $$(CFLAGS) -c $$< -o $$@
-
-$(foreach c,$(LAB_$(1)_configs),$(eval $(call lab_config_rule,$(1),$(2),$(c))))
 endef
 
-# lab_config_rule N, VARIANT, CONFIG: lab N's edited files in configuration CONFIG
-define lab_config_rule
-$(call lab_config_objs,$(2),$(1),$(3)): \
-		$(B)/$(2)/lab$(1)/obj-$(3)/%.o: $(call lab_impl,$(1))/%.c | $(DEPS_BUILD)
-	@mkdir -p $$(@D)
-	$$(call quiet,CC)$$(JAIL_CC) $$(CC) $$(call lab_student_cflags,$(1)) $(LAB_$(1)_config_$(3)) $$(TODO_CFLAGS) \
-		$$(CFLAGS_$(2)) $$(CFLAGS_$(2)_code) $$(CFLAGS) -c $$< -o $$@
+# lab_code_rule N, VARIANT: lab N's edited files of VARIANT, in obj/ and in
+# obj-CONFIG/ with lab.config.CONFIG's flags added (lab 4's UP build
+# beside its SMP one)
+define lab_code_rule
+$(call lab_code_objs,$(2),$(1)) $(foreach c,$(LAB_$(1)_configs),$(call lab_config_objs,$(2),$(1),$(c))) &: \
+		$(call lab_edit_c,$(1)) | $(DEPS_BUILD)
+	@mkdir -p $(B)/$(2)/lab$(1)/obj $(foreach c,$(LAB_$(1)_configs),$(B)/$(2)/lab$(1)/obj-$(c))
+	$$(call quiet_each,CC,$(call lab_code_objs,$(2),$(1)) $(foreach c,$(LAB_$(1)_configs),$(call lab_config_objs,$(2),$(1),$(c))))$$(JAIL_CC) \
+		$(call lab_code_group,$(1),$(2),obj,) \
+		$(foreach c,$(LAB_$(1)_configs),$(call lab_code_group,$(1),$(2),obj-$(c),$(LAB_$(1)_config_$(c))))
 endef
+
+# lab_code_group N, VARIANT, FOLDER, FLAGS: JAIL_CC's group that compiles
+# lab N's edited files of VARIANT, with FLAGS added, into FOLDER
+lab_code_group = --to $(B)/$(2)/lab$(1)/$(3) -- $(CC) $(call lab_student_cflags,$(1)) $(4) \
+	$(TODO_CFLAGS) $(CFLAGS_$(2)) $(CFLAGS_$(2)_code) $(CFLAGS) -c $(call lab_edit_c,$(1))
 
 # lab_tsan_rule N, SOURCE: one TSan program
 define lab_tsan_rule

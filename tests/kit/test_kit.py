@@ -16,7 +16,10 @@
     an attribute, a built-in outside the allowed ones);
   * a jailed command starts under its jail's rlimits and in its cgroups,
     whether prlimit and a shell set them (Jail.launcher) or a forked
-    child does (where prlimit is missing).
+    child does (where prlimit is missing);
+  * the jailed compiler's command line (mk/build.mk's JAIL_CC): a command
+    for each source of each group, its object in the group's folder, the
+    first that fails the last that runs.
 Standard library only.
 """
 import os
@@ -192,6 +195,42 @@ class JailLimits(unittest.TestCase):
             self.assertEqual(len(names), 1 if dirs else 0, dirs)
             for name in names:
                 self.assertIn(name, cgroups)
+
+
+class JailedCompiles(unittest.TestCase):
+    CC = ["clang", "-O2", "-include", "x.h"]
+
+    def test_a_command_each_source_each_group(self):
+        got = sandbox.groups(["--to", "b/obj", "--"] + self.CC + ["-c", "s/a.c", "s/b.c",
+                             "--to", "b/obj-up", "--"] + self.CC + ["-DUP", "-c", "s/a.c"])
+        self.assertEqual(got, [
+            ("b/obj", [self.CC + ["-c", "s/a.c", "-o", "b/obj/a.o"],
+                       self.CC + ["-c", "s/b.c", "-o", "b/obj/b.o"]]),
+            ("b/obj-up", [self.CC + ["-DUP", "-c", "s/a.c", "-o", "b/obj-up/a.o"]])])
+
+    def test_not_a_group_is_refused(self):
+        for argv in ([], ["--", "clang", "-c", "a.c"], ["--to", "d", "--", "clang", "a.c"],
+                     ["--to", "d", "--", "clang", "-c"], ["--to", "d", "--", "clang", "-c",
+                                                          "a.c", "-o", "x.o"],
+                     ["--to", "d", "--", "-c", "a.c"]):
+            self.assertIsNone(sandbox.groups(argv), argv)
+
+    def test_the_first_failure_is_the_last_compile(self):
+        scratch = os.path.join(sandbox.ROOT, "build")  # the jail hides /tmp
+        os.makedirs(scratch, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=scratch) as tmp:
+            src = os.path.join(tmp, "src")
+            os.makedirs(src)
+            for name, text in (("a.c", "int a;\n"), ("b.c", "int b = ;\n"), ("c.c", "int c;\n")):
+                with open(os.path.join(src, name), "w") as f:
+                    f.write(text)
+            r = proc.run([sys.executable, "-S", "-m", "kit.sandbox", "cc", "--to", tmp, "--",
+                          os.environ.get("CC", "clang").split()[0], "-c"] +
+                         [os.path.join(src, n) for n in ("a.c", "b.c", "c.c")], 120,
+                         env=dict(os.environ, PYTHONPATH=os.path.join(sandbox.ROOT, "tools")))
+            self.assertNotEqual(r.rc, 0, r.out)
+            self.assertIn("b.c:1", r.out)
+            self.assertEqual(sorted(n for n in os.listdir(tmp) if n.endswith(".o")), ["a.o"])
 
 
 if __name__ == "__main__":

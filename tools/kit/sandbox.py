@@ -36,7 +36,8 @@ compile() runs a compiler in a Jail that sees only the compiler, the
 folders of its -I options, its sources and the folder it writes, under
 the BUILD_* limits, and cuts every message about a file that is not the
 student's to that file's name: mk/build.mk compiles the students' files
-with it (python3 -m kit.sandbox cc -- CC ARGS...), and kit.precheck runs
+with it (python3 -m kit.sandbox cc --to DIR -- CC ARGS -c SOURCES..., a
+jail each source, one Python start for them all), and kit.precheck runs
 its preprocessor passes with it.
 
 Where bwrap cannot run (not installed, or no namespaces), the runs have the
@@ -841,15 +842,43 @@ def _build_setting(limit):
             "output": "KIT_BUILD_FILE_LIMIT %d bytes a file" % limits.BUILD_FILE_LIMIT}[limit]
 
 
+def groups(argv):
+    """[(folder, [compiler command])] of main()'s @argv: each group
+    "--to DIR -- CC ARGS... -c SOURCES..." gives a command per source,
+    "CC ARGS... -c SOURCE -o DIR/<its name>.o"; None if @argv is not that."""
+    found = []
+    while argv[:1] == ["--to"] and len(argv) > 2 and argv[2] == "--":
+        folder, rest = argv[1], argv[3:]
+        end = rest.index("--to") if "--to" in rest else len(rest)
+        cmd, argv = rest[:end], rest[end:]
+        if "-c" not in cmd:
+            return None
+        at = cmd.index("-c")
+        flags, sources = cmd[:at], cmd[at + 1:]
+        if not flags or not sources or not all(a.endswith(".c") for a in sources):
+            return None
+        found.append((folder, [flags + ["-c", src, "-o", os.path.join(
+            folder, os.path.basename(src)[:-2] + ".o")] for src in sources]))
+    return found if found and not argv else None
+
+
 def main(argv):
-    """python3 -m kit.sandbox cc -- CC ARGS...: compile(), its messages on
-    stderr, its status as ours (mk/build.mk's students' files)."""
-    if len(argv) < 3 or argv[0] != "cc" or argv[1] != "--":
-        sys.stderr.write("usage: python3 -m kit.sandbox cc -- CC ARGS...\n")
+    """python3 -m kit.sandbox cc --to DIR -- CC ARGS... -c SOURCES...
+    [--to DIR -- ...]: compile() each source to DIR/<its name>.o, in
+    order, its messages on stderr; the status of the first that fails
+    (none after it), else 0 (mk/build.mk's students' files)."""
+    todo = groups(argv[1:]) if argv[:1] == ["cc"] else None
+    if not todo:
+        sys.stderr.write("usage: python3 -m kit.sandbox cc --to DIR -- CC ARGS... "
+                         "-c SOURCES... [--to DIR -- ...]\n")
         return 2
-    c = compile(argv[2:])
-    sys.stderr.write(c.out)
-    return c.rc if c.rc is not None else 1
+    for _, cmds in todo:
+        for cmd in cmds:
+            c = compile(cmd)
+            sys.stderr.write(c.out)
+            if not c.ok:
+                return c.rc if c.rc is not None else 1
+    return 0
 
 
 if __name__ == "__main__":
