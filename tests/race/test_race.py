@@ -119,6 +119,50 @@ class Lab1(Tmp):
         self.assertIn("it replays to: use-after-free: kref_get.read", out)
 
 
+class RunEach(Tmp):
+    """race run-each: each scenario's run, forked from one start, ends as
+    its own `race run` does; --first-failure stops; TIMEOUT kills."""
+
+    def each(self, timeout, *names):
+        prefix = self.path("each")
+        rc, out = run(LAB1, "run-each", prefix, str(timeout), *names)
+        self.assertEqual(rc, 0, out)
+        ended = dict(re.findall(r"^run-each (\d+) (.*)$", out, re.M))
+        found = []
+        for i in range(len([n for n in names if not n.startswith("-")])):
+            files = {"status": ended.get(str(i))}
+            for what in ("out", "result"):
+                path = "%s.%d.%s" % (prefix, i, what)
+                if os.path.exists(path):
+                    with open(path) as f:
+                        files[what] = f.read()
+                else:
+                    files[what] = None
+            found.append(files)
+        return found
+
+    def test_each_as_its_own_run(self):
+        names = (UNLOCKED, "lookup_vs_remove")
+        runs = self.each(60, *names)
+        for name, got in zip(names, runs):
+            rc, out = run(LAB1, "run", name, "--result", self.path("alone"))
+            alone = result_file(self.path("alone"))
+            each = dict(l.split("=", 1) for l in got["result"].splitlines() if "=" in l)
+            self.assertEqual(got["status"], "exit %d" % rc)
+            for key in ("scenario", "got", "met", "executions", "message"):
+                self.assertEqual(each[key], alone[key], key)
+            self.assertEqual(result(got["out"]), result(out))
+
+    def test_first_failure_stops(self):
+        runs = self.each(60, "--first-failure", "no_such_scenario", UNLOCKED)
+        self.assertEqual(runs[0]["status"], "exit 2", runs[0]["out"])
+        self.assertIsNone(runs[1]["status"])
+
+    def test_timeout_kills_the_run(self):
+        runs = self.each(0, "lookup_vs_remove")
+        self.assertEqual((runs[0]["status"], runs[0]["result"]), ("timeout", None))
+
+
 class Replay(Tmp):
     def test_1000_replays_byte_identical(self):
         self.record()

@@ -5,6 +5,9 @@
   race run SCENARIO ...      explore; ends with a RESULT line
   race replay FILE ...       replay a schedule; ends with a REPLAY line
   race check FILE...         read schedule files as replay would, run nothing
+  race run-each PREFIX T S.. `race run` of each scenario, a process forked
+                             for each from one start (the grader's: one
+                             start of the binary and one jail a lab)
 
 What a run or a replay ended in comes from the file the binary writes
 with --result FILE (key=value lines, docs/reproducer.md), in a drop of the
@@ -132,6 +135,38 @@ def run(binary, name, out=None, args=(), lab=None, jail=False):
     if lab:
         cmd += ["--lab", str(lab)]
     return _run(cmd, jail)
+
+
+# run-each's line for a run that exited (the others are run again alone).
+_EACH = re.compile(r"^run-each (\d+) exit (\d+)$", re.M)
+
+
+def run_each(binary, names, first_failure=False):
+    """{name: (Result, Outcome)} of the scenarios @names explored one after
+    the other by one start of @binary, jailed (race run-each: a process
+    forked for each, its own output and result file; its exit status on
+    the start's output, where the code under test cannot write).  A
+    scenario whose run left no result or did not exit is left out, and so
+    is every one if the jail's limits ended the start: run() those alone,
+    where the jail says what ended them.  @first_failure: none is run
+    after one that fails (and none of those is in it)."""
+    found = {}
+    if not names:
+        return found
+    with sandbox.Drop() as drop:
+        prefix = drop.path("each")
+        r = proc.run([binary, "run-each", prefix, str(limits.RACE_TIMEOUT)] +
+                     (["--first-failure"] if first_failure else []) + list(names),
+                     limits.RACE_TIMEOUT * len(names), jail=sandbox.Jail(drop))
+        if r.rc != 0 or r.limit:
+            return found
+        exits = {int(m.group(1)): int(m.group(2)) for m in _EACH.finditer(r.out)}
+        for i, name in enumerate(names):
+            o = outcome(drop.read("%s.%d.result" % (prefix, i)))
+            if i in exits and o is not None:
+                out = drop.read("%s.%d.out" % (prefix, i)) or ""
+                found[name] = (proc.Result(exits[i], out), o)
+    return found
 
 
 def replay(binary, sched, scenario=None, expect=None, args=(), jail=False):
@@ -375,10 +410,11 @@ def _failed(o):
     return o.got.upper() if o.got in ("deadlock", "livelock") else "FAIL"
 
 
-def grade_scenario(binary, sc):
-    """The Item of scenario @sc: it met its expectation."""
+def grade_scenario(binary, sc, ran=None):
+    """The Item of scenario @sc: it met its expectation.  @ran: its (Result,
+    Outcome) from run_each(), else it runs alone."""
     alone = "%s run %s" % (binary, sc.name)
-    r, o = run(binary, sc.name, jail=True)
+    r, o = ran or run(binary, sc.name, jail=True)
     if o is None:
         last = r.tail(1) or ["no output"]
         why = "no result (%s): %s" % (r.status(), last[0])
@@ -450,10 +486,11 @@ def grade_exercise(binary, ex, impl_dir, shown_dir=None):
 def grade_items(binary, exercises=(), impl_dir=None, shown_dir=None, first_failure=False):
     """[Item]: every graded scenario of @binary, then each exercise (with
     @first_failure, none after the first that fails).  Demo scenarios are
-    left out."""
+    left out; the others run from one start of the binary (run_each())."""
     items = []
-    todo = [lambda sc=sc: grade_scenario(binary, sc)
-            for sc in scenarios(binary, jail=True) if sc.graded]
+    graded = [sc for sc in scenarios(binary, jail=True) if sc.graded]
+    ran = run_each(binary, [sc.name for sc in graded], first_failure)
+    todo = [lambda sc=sc: grade_scenario(binary, sc, ran.get(sc.name)) for sc in graded]
     todo += [lambda ex=ex: grade_exercise(binary, ex, impl_dir, shown_dir) for ex in exercises]
     for grade_one in todo:
         items.append(grade_one())

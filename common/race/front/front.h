@@ -5,6 +5,7 @@
  *   main.c       the command line of a race binary
  *   scenarios.c  the scenarios registered in the binary: list, check, find
  *   replay.c     race replay FILE, race check FILE...
+ *   each.c       race run-each: several runs, a process forked for each
  *   recheck.c    the immediate replay of a failure just found
  *   debug.c      where a debugger stops: race_debug_step(), race_debug_stop()
  *   lin_*.c      scenarios generated from a lab's operations, checked for
@@ -36,6 +37,11 @@ const struct race_scenario *race_schedfile_load(const char *file,
 						struct race_schedfile *sf,
 						char *err, size_t errlen);
 int race_cmd_check(char **files, int nr, const char *scenario);
+
+/* each.c */
+int race_run_each(const char *prefix, char **names, int nr, long timeout_s,
+		  bool first_failure,
+		  int (*run)(const char *name, const char *result));
 
 /* debug.c */
 /**

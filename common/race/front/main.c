@@ -12,6 +12,7 @@
  *   race replay FILE [--scenario NAME] [--expect KIND] [--times N] [--quiet]
  *            [--result FILE] [--debug]
  *   race check FILE... [--scenario NAME]
+ *   race run-each PREFIX TIMEOUT [--first-failure] SCENARIO...
  *
  * list:   one line per scenario, "<name> <expect>[:<verdict>]  <summary>",
  *         expect being must-hold, must-fail or demo; with a suite of
@@ -27,6 +28,12 @@
  * check:  read each schedule file as replay would, run nothing: one line
  *         per file, "FILE: ok: ..." or the error; exit 0 iff all are well
  *         formed.
+ * run-each: `race run SCENARIO --result PREFIX.<i>.result` of each, in a
+ *         process forked from this one, one after the other, its output
+ *         in PREFIX.<i>.out, a line "run-each <i> exit N" (or signal N,
+ *         or timeout) on ours; one over TIMEOUT seconds is killed; with
+ *         --first-failure, none after one that did not exit 0 (each.c).
+ *         Exit 0 once they ran.
  * --result FILE: the same, as key=value lines (docs/reproducer.md).
  * --memory: the memory model (default: the scenario's .memory, else sc);
  * --reduction off: dfs without partial-order reduction.
@@ -77,7 +84,8 @@ static void __noreturn usage(const char *msg)
 		"       race replay FILE [--scenario NAME] [--expect KIND] "
 		"[--times N] [--quiet] [--result FILE]\n"
 		"                [--debug]\n"
-		"       race check FILE... [--scenario NAME]\n");
+		"       race check FILE... [--scenario NAME]\n"
+		"       race run-each PREFIX TIMEOUT [--first-failure] SCENARIO...\n");
 	exit(2);
 }
 
@@ -463,6 +471,31 @@ static int cmd_run(struct cmdline *cl, const char *argv0)
 	return met ? 0 : 1;
 }
 
+/* What run-each's runs share: the command line, as `race run` has it. */
+static struct cmdline each_cl;
+static const char *each_argv0;
+
+/* One run of run-each: `race run @name --result @result`. */
+static int run_one(const char *name, const char *result)
+{
+	each_cl.file = name;
+	each_cl.result = result;
+	return cmd_run(&each_cl, each_argv0);
+}
+
+/* race run-each PREFIX TIMEOUT [--first-failure] SCENARIO...: see
+ * race_run_each(). */
+static int cmd_run_each(int argc, char **argv, const char *argv0)
+{
+	bool first = argc > 2 && !strcmp(argv[2], "--first-failure");
+
+	if (argc < 3 + first)
+		usage("run-each needs a prefix, a timeout and a scenario");
+	each_argv0 = argv0;
+	return race_run_each(argv[0], argv + 2 + first, argc - 2 - first,
+			     number("run-each TIMEOUT", argv[1]), first, run_one);
+}
+
 /* race check FILE... [--scenario NAME]: see race_cmd_check(). */
 static int cmd_check(int argc, char **argv)
 {
@@ -483,7 +516,7 @@ static int cmd_check(int argc, char **argv)
 	return race_cmd_check(files, nr, scenario);
 }
 
-/* race list | run | replay | check: see the top of this file. */
+/* race list | run | replay | check | run-each: see the top of this file. */
 int main(int argc, char **argv)
 {
 	struct cmdline cl = { 0 };
@@ -502,6 +535,10 @@ int main(int argc, char **argv)
 		usage(NULL);
 	if (!strcmp(argv[1], "check"))
 		return cmd_check(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "run-each")) {
+		race_debug_attach(race_debug.enabled);
+		return cmd_run_each(argc - 2, argv + 2, argv[0]);
+	}
 	parse_options(argc - 2, argv + 2, &cl);
 	race_debug_attach(race_debug.enabled);
 	if (!strcmp(argv[1], "list") && cl.file)
