@@ -41,8 +41,9 @@ table) runs after them.  The rows that took longest last time
 alone at the end; the table keeps its order.  COMPILER_CACHE=ccache puts
 the kit's own objects through ccache (compiler_cache() says why it is not
 the default).  Ends with "N passed, N
-failed", how long it took and the sum of the rows' own times; exits 1 if
-anything failed.
+failed", how long it took, the sum of the rows' own times and the CPU
+time of this process and of the commands it ran; exits 1 if anything
+failed.
 Environment: BUILD (default build), CC -- as given to make;
 COMPILER_CACHE (default none: no compiler cache).  Standard library only.
 """
@@ -684,8 +685,11 @@ def main():
         passed, failed, skipped = passed + (ok is True), failed + (ok is False), \
             skipped + (ok is None)
     save_times(took)
-    print("make check took %.0fs (the rows' own times add up to %.0fs, %d at a time)"
-          % (time.time() - start, own, args.jobs))
+    cpu = os.times()
+    print("make check took %.0fs (the rows' own times add up to %.0fs, %d at a time; "
+          "CPU: %.0fs in this process, %.0fs in the commands it ran)"
+          % (time.time() - start, own, args.jobs, cpu.user + cpu.system,
+             cpu.children_user + cpu.children_system))
     print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
     return 1 if failed else 0
 
