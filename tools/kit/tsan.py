@@ -6,7 +6,7 @@
                   when a run of the code under test failed the case's own
                   checks; each run that ends notes it in the evidence
 
-Each run of a case is jailed (kit.sandbox) with TSAN_OPTIONS=exitcode=66
+A case's process is jailed (kit.sandbox) with TSAN_OPTIONS=exitcode=66
 halt_on_error=1 log_path=LOG, LOG an unguessable path in the jail's drop:
 ThreadSanitizer writes its reports to LOG.<pid>, not to the output the code
 under test shares.  And atexit_sleep_ms=0: TSan's default second of sleep
