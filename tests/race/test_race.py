@@ -162,6 +162,19 @@ class RunEach(Tmp):
         runs = self.each(0, "lookup_vs_remove")
         self.assertEqual((runs[0]["status"], runs[0]["result"]), ("timeout", None))
 
+    def test_the_grader_reads_a_timeout_as_alone(self):
+        sys.path.insert(0, os.path.join(ROOT, "tools"))
+        from kit import limits, race as kit_race
+        saved, limits.RACE_TIMEOUT = limits.RACE_TIMEOUT, 0
+        try:
+            ran = kit_race.run_each(LAB1, ["lookup_vs_remove"])
+        finally:
+            limits.RACE_TIMEOUT = saved
+        item = kit_race.grade_scenario(LAB1, kit_race.Scenario("lookup_vs_remove must-hold"),
+                                       ran["lookup_vs_remove"])
+        self.assertEqual((item.ok, item.verdict), (False, "TIMEOUT"), item.line)
+        self.assertIn("no result (TIMEOUT after 0s)", item.why)
+
 
 class Replay(Tmp):
     def test_1000_replays_byte_identical(self):

@@ -137,19 +137,21 @@ def run(binary, name, out=None, args=(), lab=None, jail=False):
     return _run(cmd, jail)
 
 
-# run-each's line for a run that exited (the others are run again alone).
-_EACH = re.compile(r"^run-each (\d+) exit (\d+)$", re.M)
+# run-each's line for a run that exited or ran out of time (one that a
+# signal ended is run again alone).
+_EACH = re.compile(r"^run-each (\d+) (exit (\d+)|timeout)$", re.M)
 
 
 def run_each(binary, names, first_failure=False):
     """{name: (Result, Outcome)} of the scenarios @names explored one after
     the other by one start of @binary, jailed (race run-each: a process
     forked for each, its own output and result file; its exit status on
-    the start's output, where the code under test cannot write).  A
-    scenario whose run left no result or did not exit is left out, and so
-    is every one if the jail's limits ended the start: run() those alone,
-    where the jail says what ended them.  @first_failure: none is run
-    after one that fails (and none of those is in it)."""
+    the start's output, where the code under test cannot write).  A run
+    over RACE_TIMEOUT is a TIMEOUT, as alone.  A scenario whose run left
+    no result or was killed is left out, and so is every one if the
+    jail's limits ended the start: run() those alone, where the jail says
+    what ended them.  @first_failure: none is run after one that fails
+    (and none of those is in it)."""
     found = {}
     if not names:
         return found
@@ -157,15 +159,18 @@ def run_each(binary, names, first_failure=False):
         prefix = drop.path("each")
         r = proc.run([binary, "run-each", prefix, str(limits.RACE_TIMEOUT)] +
                      (["--first-failure"] if first_failure else []) + list(names),
-                     limits.RACE_TIMEOUT * len(names), jail=sandbox.Jail(drop))
+                     limits.RACE_TIMEOUT * len(names) + 30, jail=sandbox.Jail(drop))
         if r.rc != 0 or r.limit:
             return found
-        exits = {int(m.group(1)): int(m.group(2)) for m in _EACH.finditer(r.out)}
+        ended = {int(m.group(1)): m.group(3) for m in _EACH.finditer(r.out)}
         for i, name in enumerate(names):
             o = outcome(drop.read("%s.%d.result" % (prefix, i)))
-            if i in exits and o is not None:
-                out = drop.read("%s.%d.out" % (prefix, i)) or ""
-                found[name] = (proc.Result(exits[i], out), o)
+            out = drop.read("%s.%d.out" % (prefix, i)) or ""
+            if i in ended and ended[i] is None:
+                found[name] = (proc.Result(None, out, timed_out=True,
+                                           seconds=limits.RACE_TIMEOUT), None)
+            elif i in ended and o is not None:
+                found[name] = (proc.Result(int(ended[i]), out), o)
     return found
 
 
