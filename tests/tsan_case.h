@@ -7,20 +7,15 @@
  *
  *   prog --list     one line per case: "<name> clean|race", the verdict
  *                   TSan must give it
- *   prog <name> [RUNS]
- *                   run that case (a bounded stress) RUNS times (default
- *                   1, at most 100), one after the other, and exit with the
- *                   status of the last: 0 when every run ran to the end, 1
- *                   when a run of the code under test failed the case's own
- *                   checks (no run after it), 2 on a usage error
+ *   prog <name>     run that case (a bounded stress) and exit with its
+ *                   status: 0 when it ran to the end, 1 when the code under
+ *                   test failed the case's own checks, 2 on a usage error
  *
  * The grader (tools/kit/tsan.py) runs each case with TSAN_OPTIONS=exitcode=66
- * and compares TSan's verdict with the listed one.  Each run that returns
- * notes "case NAME done status=S run=K" in the grader's evidence file
- * (common/evidence.h): a process that exits 0 before its runs have ended is
- * not clean, and a report comes from the run after the last one noted.
- * A case's run() may be called again once it has returned: it sets up and
- * tears down what it uses (its threads joined, its RCU callbacks flushed).
+ * and compares TSan's verdict with the listed one.  A case that returns
+ * notes "case NAME done status=S" in the grader's evidence file
+ * (common/evidence.h): a process that exits 0 before the case has ended is
+ * not a clean run.
  */
 #ifndef KIT_TSAN_CASE_H
 #define KIT_TSAN_CASE_H
@@ -36,7 +31,6 @@ struct tsan_case {
 
 /**
  * tsan_case_main - list the cases, or run the one named by argv[1]
- * (argv[2] times, default once)
  *
  * Returns the exit status for main(): see above.
  */

@@ -124,7 +124,6 @@ static int run(const struct tsan_case *c)
 	long sum[NR_READERS] = { 0 };
 	int i;
 
-	WRITE_ONCE(stop, 0);		/* a run after a run */
 	rcu_register_thread();
 	rcu_assign_pointer(gp, new_item(0));
 	for (i = 0; i < NR_READERS; i++)

@@ -93,8 +93,6 @@ static int run_case(const struct tsan_case *c)
 	int i;
 
 	lookup = (lookup_fn)c->arg;
-	__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);	/* a run after a run */
-	slab_reset();
 	if (cache_init())
 		return fail("cache_init failed");
 	if (sanity_check())

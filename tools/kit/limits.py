@@ -68,7 +68,7 @@ def table():
     return [
         ("KIT_TEST_TIMEOUT", TEST_TIMEOUT, "s, one Criterion test without its own .timeout"),
         ("KIT_UNIT_TIMEOUT", UNIT_TIMEOUT, "s, one Criterion binary"),
-        ("KIT_TSAN_TIMEOUT", TSAN_TIMEOUT, "s, one TSan case's process (its runs, one after the other)"),
+        ("KIT_TSAN_TIMEOUT", TSAN_TIMEOUT, "s, one run of one TSan case"),
         ("KIT_RACE_TIMEOUT", RACE_TIMEOUT, "s, one race scenario or replay"),
         ("KIT_MAKE_TIMEOUT", MAKE_TIMEOUT, "s, one build"),
         ("KIT_CPU_LIMIT", CPU_LIMIT, "CPU s, any one child"),

@@ -1,12 +1,10 @@
 """kit.tsan - the TSan programs' protocol (tests/tsan_case.h), once.
 
   prog --list     one line per case: "<case> clean|race"
-  prog <case> [N] run that bounded case N times (default once), one run
-                  after the other: exit 0 when every run ran to the end, 1
-                  when a run of the code under test failed the case's own
-                  checks; each run that ends notes it in the evidence
+  prog <case>     run that bounded case: exit 0 when it ran to the end, 1
+                  when the code under test failed the case's own checks
 
-A case's process is jailed (kit.sandbox) with TSAN_OPTIONS=exitcode=66
+Each run of a case is jailed (kit.sandbox) with TSAN_OPTIONS=exitcode=66
 halt_on_error=1 log_path=LOG, LOG an unguessable path in the jail's drop:
 ThreadSanitizer writes its reports to LOG.<pid>, not to the output the code
 under test shares.  And atexit_sleep_ms=0: TSan's default second of sleep
@@ -30,11 +28,7 @@ evidence (common/evidence.h) and the exit status -- never from the output:
   FAIL      exit 1: the case's own checks of the code under test failed
 
 A case passes when every run gives the listed verdict ("clean": every
-run; "race": the first run that reports it).  A case's runs share one
-process (one start of TSan's runtime, a third of a short case's cost), but
-for the proof of the TSan rows (every_run), whose runs must each report:
-there a report ends the process.  The run a verdict is about is the one
-after the last the evidence notes (the last noted, for a failed check).
+run; "race": the first run that reports it).
 """
 import os
 import re
@@ -101,15 +95,7 @@ class Run:
     def bugs(self):
         return [l[4:] for l in self.evidence.splitlines() if l.startswith("bug ")]
 
-    def ended(self):
-        """How many runs of the case ran to their end."""
-        return sum(l.startswith("case ") for l in self.evidence.splitlines())
-
-    def at(self):
-        """The run the verdict is about (from 1)."""
-        return self.ended() + (self.result.rc != 1)
-
-    def verdict(self, runs=1):
+    def verdict(self):
         """'race', 'clean', or why the run was neither: 'CRASH: ...',
         'TIMEOUT: ...', 'OOM: ...', 'FAIL: ...'."""
         r = self.result
@@ -126,7 +112,7 @@ class Run:
             detail = (self.bugs() or [why.split("==")[-1]])[0].strip()
             return "CRASH: %s%s" % (what, ": " + detail if detail else "")
         if r.rc == 0:
-            if self.ended() < runs:
+            if "\ncase " not in "\n" + self.evidence:
                 return "FAIL: the case's process exited 0 before the case ended"
             return "clean"
         if r.rc == 1:
@@ -139,12 +125,12 @@ class Run:
                     (self.bugs() or [""])[0])
 
 
-def run_once(case, runs=1):
-    """Run @case @runs times in one process, jailed; a Run."""
+def run_once(case):
+    """Run @case once, jailed; a Run."""
     with sandbox.Drop() as drop:
         log, evidence = drop.path("tsan"), drop.path("evidence")
-        r = proc.run([case.prog, case.name] + ([str(runs)] if runs > 1 else []),
-                     limits.TSAN_TIMEOUT, env=env(log, evidence), jail=sandbox.Jail(drop))
+        r = proc.run([case.prog, case.name], limits.TSAN_TIMEOUT, env=env(log, evidence),
+                     jail=sandbox.Jail(drop))
         return Run(r, "\n".join(drop.matching(log)), drop.read(evidence))
 
 
@@ -152,53 +138,29 @@ def run_case(case, runs, every_run=False, log=None):
     """Run @case up to @runs times; return (ok, what was seen, [verdicts]).
 
     A "clean" case must be clean in every run.  A "race" case passes at the
-    first run that reports it, or, with @every_run, only if every run does
-    (a process each).  A run that is neither race nor clean (a crash, a
-    timeout, its own checks failed) fails the case at once.  @log, a list:
-    the failing run's TSan log and BUG lines are appended to it (accesses()
-    reads them).
+    first run that reports it, or, with @every_run, only if every run does.
+    A run that is neither race nor clean (a crash, a timeout, its own
+    checks failed) fails the case at once.  @log, a list: the failing
+    run's TSan log and BUG lines are appended to it (accesses() reads them).
     """
-    if every_run:
-        return _every_run(case, runs, log)
-    run = run_once(case, runs)
-    v = run.verdict(runs)
-    at = min(run.at(), runs)
-    seen = ["clean"] * (at - 1) + [v.split(":")[0]] if v != "clean" else ["clean"] * runs
-    _keep(log, case, run, v)
-    if v not in ("race", "clean"):
-        return False, "%s in run %d" % (v, at), seen
-    if v == "race" and case.expect == "clean":
-        return False, "race in run %d: %s" % (at, run.first_report()), seen
-    if v == "race":
-        return True, "race reported (run %d)" % at, seen
-    if case.expect == "race":
-        return False, "no race reported in %d runs" % runs, seen
-    return True, "clean in %d runs" % runs, seen
-
-
-def _every_run(case, runs, log):
-    """run_case() of a case whose every run must give its verdict: a
-    process a run."""
     seen = []
     for i in range(runs):
         run = run_once(case)
         v = run.verdict()
         seen.append(v.split(":")[0])
-        _keep(log, case, run, v)
+        if log is not None and v != case.expect:
+            log[:] = [symbolize(run.log, case.prog)] + [
+                b if b.startswith("BUG: ") else "BUG: " + b for b in run.bugs()]
         if v not in ("race", "clean"):
             return False, "%s in run %d" % (v, i + 1), seen
-        if v != case.expect:
+        if v != case.expect and (case.expect == "clean" or every_run):
             what = run.first_report() if v == "race" else "no race reported"
             return False, "%s in run %d: %s" % (v, i + 1, what), seen
+        if v == "race" and not every_run:
+            return True, "race reported (run %d)" % (i + 1), seen
+    if case.expect == "race" and not every_run:
+        return False, "no race reported in %d runs" % runs, seen
     return True, "%s in %d runs" % (case.expect, runs), seen
-
-
-def _keep(log, case, run, v):
-    """A run whose verdict @v is not its case's: its TSan log and BUG lines
-    into @log (a list, or None)."""
-    if log is not None and v != case.expect:
-        log[:] = [symbolize(run.log, case.prog)] + [
-            b if b.startswith("BUG: ") else "BUG: " + b for b in run.bugs()]
 
 
 # A TSan report: "  Atomic read of size 4 at 0x7b10... by thread T1:", then
