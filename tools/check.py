@@ -42,7 +42,8 @@ alone at the end; the table keeps its order.  COMPILER_CACHE=ccache puts
 the kit's own objects through ccache (compiler_cache() says why it is not
 the default).  Ends with "N passed, N
 failed", how long it took, the sum of the rows' own times and the CPU
-time of this process and of the commands it ran; exits 1 if anything
+time of this process and of the commands it ran (and how much of the
+latter the kernel spent); exits 1 if anything
 failed.
 Environment: BUILD (default build), CC -- as given to make;
 COMPILER_CACHE (default none: no compiler cache).  Standard library only.
@@ -687,9 +688,10 @@ def main():
     save_times(took)
     cpu = os.times()
     print("make check took %.0fs (the rows' own times add up to %.0fs, %d at a time; "
-          "CPU: %.0fs in this process, %.0fs in the commands it ran)"
+          "CPU: %.0fs in this process, %.0fs in the commands it ran, %.0fs of it in "
+          "the kernel)"
           % (time.time() - start, own, args.jobs, cpu.user + cpu.system,
-             cpu.children_user + cpu.children_system))
+             cpu.children_user + cpu.children_system, cpu.children_system))
     print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
     return 1 if failed else 0
 
