@@ -88,8 +88,10 @@ static enum race_ref name_addr(const volatile void *addr, int add, long *id,
 /**
  * race_trace_add - record the step thread @thread is about to perform
  *
- * Guarantees: the step is visible to the parent process before the access
- * is made, so a crash during the access still shows it.
+ * Guarantees: every field of the step is this step's, none left in its
+ * slot by an earlier execution or search (a value not attached reads 0,
+ * as in a fresh process); the step is visible to the parent process
+ * before the access is made, so a crash during the access still shows it.
  */
 struct race_step *race_trace_add(int thread, const char *fn, const char *what,
 				 const volatile void *addr)
@@ -99,16 +101,13 @@ struct race_step *race_trace_add(int thread, const char *fn, const char *what,
 	if (race_sh->nr_steps >= race_sh->cap_steps)
 		livelock();
 	s = &race_sh->steps[race_sh->nr_steps];
-	s->thread = thread;
-	s->fn = fn;
-	s->what = what;
-	s->addr = addr;
-	s->val_ref = RACE_REF_NONE;
-	s->obj_off = 0;
+	*s = (struct race_step){
+		.thread = thread, .fn = fn, .what = what, .addr = addr,
+		.val_ref = RACE_REF_NONE, .new_ref = RACE_REF_NONE,
+		.sees = RACE_SEES_NEWEST,
+	};
 	s->obj_ref = addr ? name_addr(addr, 1, &s->obj, &s->obj_off) :
 		RACE_REF_NONE;
-	s->sees = RACE_SEES_NEWEST;
-	s->placed = false;
 	__atomic_store_n(&race_sh->nr_steps, race_sh->nr_steps + 1,
 			 __ATOMIC_RELEASE);
 	return s;
