@@ -85,7 +85,7 @@ class Lab1(Tmp):
         got, met, _ = result(out)
         self.assertEqual((rc, got, met), (0, "none", "yes"), out)
         self.assertIn("space exhausted within the bound", out)
-        self.assertRegex(out, r"bound 2: \d+\)")
+        self.assertRegex(out, r"\(bound 2: \d+, bounds below it included\)")
 
     def test_other_strategies_find_it(self):
         for strategy in ("pct", "random"):
@@ -262,11 +262,24 @@ class Engine(unittest.TestCase):
         self.assertIn("race: --hang-ms: at least 30", out)
 
     def test_dfs_complete(self):
-        """2 threads x 3 steps: C(6,3) = 20 interleavings, each once."""
+        """2 threads x 3 steps: C(6,3) = 20 interleavings, each once: a
+        must-hold search that holds is its top bound's alone (front/main.c
+        search()), bounds below it included."""
         rc, out = run(SELF, "run", "three_each")
         self.assertEqual(rc, 0, out)
-        self.assertIn("bound 5: 20, bound 6: 20), space exhausted", out)
-        self.assertIn("bound 0: 2,", out)        # T1 first or T2 first
+        self.assertIn("(bound 6: 20, bounds below it included), space exhausted", out)
+        self.assertEqual(result(out)[2], 20, out)
+        rc, out = run(SELF, "run", "three_each", "--bound", "0")
+        self.assertIn("(bound 0: 2), space exhausted", out)   # T1 first or T2 first
+
+    def test_a_failing_must_hold_is_searched_from_bound_0(self):
+        """A must-hold search that does not hold at its top bound is
+        searched again from bound 0 up, so that it reports what dfs always
+        did: here a vacuous witness, every bound's executions counted."""
+        rc, out = run(SELF, "run", "unpublished")
+        self.assertEqual(result(out)[:2], ("vacuous", "no"), out)
+        self.assertRegex(out, r"\(bound 0: \d+, bound 1: \d+")
+        self.assertNotIn("bounds below it included", out)
 
     def test_pct_finds_depth_2_bug(self):
         rc, out = run(SELF, "run", "flag_window", "--strategy", "pct", "--seed", "7",
@@ -366,9 +379,9 @@ class Reduction(unittest.TestCase):
         """T2 first is an execution without preemption that an execution
         with one preemption would stand for under plain sleep sets: it is
         explored as an alternative of its own, not cut short."""
-        rc, out = run(SELF, "run", "commute_first", "--count-classes")
+        rc, out = run(SELF, "run", "commute_first", "--count-classes", "--bound", "0")
         self.assertEqual(rc, 0, out)
-        self.assertIn("(bound 0: 2,", out)
+        self.assertIn("(bound 0: 2)", out)
         self.assertRegex(out, r"classes: 2 distinct partial orders in \d+ executions "
                               r"\(0 cut short by sleep sets\)")
         self.assertRegex(out, r"witness: T2 reads y before T1 stores it: in \d+ of")
@@ -381,12 +394,15 @@ class Reduction(unittest.TestCase):
                      "bounded_retry"):
             rc, out = run(SELF, "run", name)
             self.assertEqual((rc,) + result(out)[:2], (0, "none", "yes"), name + ":\n" + out)
+            self.assertIn("bounds below it included", out, name)
+            rc, out = run(SELF, "run", name, "--bound", "0")   # no verdict, witness or not
+            self.assertIn(result(out)[0], ("none", "vacuous"), name + ":\n" + out)
             self.assertIn("(bound 0: ", out, name)
 
     def test_off_says_so_and_keeps_every_verdict(self):
         rc, out = run(SELF, "run", "three_each", "--reduction", "off")
-        self.assertIn("bound 6: 20), space exhausted within the bound, "
-                      "without partial-order reduction", out)
+        self.assertIn("bound 6: 20, bounds below it included), space exhausted within the "
+                      "bound, without partial-order reduction", out)
         rc, out = run(SELF, "run", "three_each", "--reduction", "maybe")
         self.assertEqual(rc, 2, out)
         self.assertIn("--reduction: expected on or off", out)

@@ -3,7 +3,10 @@
  * dfs.c - every execution, depth first, with the preemption bound raised
  * 0, 1, 2 ... up to the scenario's bound, so that the first counterexample
  * found has the fewest preemptions.  A preemption is a switch away from a
- * thread that could have gone on.
+ * thread that could have gone on.  Each bound's search starts from the
+ * beginning and explores the lower bounds' executions again, so a search
+ * that only has to hold may start at the top (race_opt.bound_min:
+ * race_search_top_first() in search.c).
  *
  * The search is a stack of the choices made: where two or more threads
  * were runnable, and where a load of the weak memory model could read two
@@ -42,6 +45,7 @@ static long bound_executions;
 static void dfs_init(void)
 {
 	bound = race_opt.bound_min;
+	race_sh->bound_from = bound;
 	depth = pos = bound_executions = 0;
 	started = false;
 	stack_size = 1024;

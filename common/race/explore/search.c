@@ -296,11 +296,40 @@ int race_search(void)
 	return search_in_child(child_main);
 }
 
+/**
+ * race_search_top_first - race_search() for a scenario that must hold
+ * @need_witness: a search without an execution that saw the scenario's
+ *                witness does not count as holding
+ *
+ * dfs searches its top bound first, alone: that search explores the
+ * lower bounds' executions too (every class with one within the bound,
+ * under the reduction: dpor.c), so if it holds, space exhausted, the
+ * scenario holds, without the searches of bounds 0 up that dfs runs
+ * before it.  Anything else (a verdict, --max-exec, no witness) is
+ * searched again from bound 0 up, as dfs always did: its failing
+ * execution has the fewest preemptions.  Other strategies, --debug and
+ * bound 0: race_search().  Returns what race_search() returns.
+ */
+int race_search_top_first(bool need_witness)
+{
+	int state;
+
+	if (race_opt.strategy != &race_dfs || race_opt.in_process || !race_opt.bound)
+		return race_search();
+	race_opt.bound_min = race_opt.bound;
+	state = race_search();
+	race_opt.bound_min = 0;
+	if (state == RACE_RUN_OK && race_sh->exhausted &&
+	    (race_sh->witnessed || !need_witness))
+		return state;
+	return race_search();
+}
+
 /* race_search_many's list, and how far its search process got. */
 static struct {
 	int n;
 	void (*prepare)(int i);
-	void (*held)(int i);
+	bool (*held)(int i);
 	int *next;		/* shared with the parent */
 } many;
 
@@ -311,7 +340,8 @@ static void __noreturn many_main(void)
 		many.prepare(*many.next);
 		reset_shared();
 		child_search();
-		many.held(*many.next);
+		if (!many.held(*many.next))
+			break;
 	}
 	child_exit();
 }
@@ -323,7 +353,8 @@ static void __noreturn many_main(void)
  *           would before race_search(); called in the search process
  * @held:    scenario @i held (race_sh has its figures); called in the
  *           search process, so what it counts must be in shared memory
- *           (race_shared_alloc)
+ *           (race_shared_alloc); false: search @i again alone, as one
+ *           that did not hold is
  *
  * A process per scenario costs more than most scenarios' searches (a fork
  * of an ASan process, its first touch of every page, its exit): lincheck's
@@ -336,7 +367,7 @@ static void __noreturn many_main(void)
  * whose fresh process gives the verdict and the steps it reports), or @n.
  * Under --os-threads or --debug, @from: every scenario is searched alone.
  */
-int race_search_many(int from, int n, void (*prepare)(int i), void (*held)(int i))
+int race_search_many(int from, int n, void (*prepare)(int i), bool (*held)(int i))
 {
 	static int *next;
 

@@ -38,7 +38,8 @@ struct race_options {
 	unsigned long seed;
 	int depth;			/* pct */
 	int bound;			/* dfs: raise the preemption bound up to this */
-	int bound_min;			/* dfs: start here (0) */
+	int bound_min;			/* dfs: start here (0; the bound:
+					 * race_search_top_first) */
 	long max_steps;
 	long max_executions;
 	struct race_token *tokens;	/* script */
@@ -104,7 +105,8 @@ void race_run_execution(void);
 /* search.c */
 extern double race_search_cpu_ms;
 int race_search(void);
-int race_search_many(int from, int n, void (*prepare)(int i), void (*held)(int i));
+int race_search_top_first(bool need_witness);
+int race_search_many(int from, int n, void (*prepare)(int i), bool (*held)(int i));
 void *race_shared_alloc(size_t size);
 
 #endif /* KIT_RACE_STRATEGY_H */

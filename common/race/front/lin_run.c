@@ -465,6 +465,7 @@ static void report(const struct lin_scenario *s, int i, int n, int lab,
 static struct {
 	const struct lin_spec *spec;
 	const struct lin_scenario *s;
+	int n;
 	struct race_options asked;
 	struct totals *tot;
 } run;
@@ -479,6 +480,7 @@ static void prepare(int i)
 	race_memory_choose(asked->memory, &sc, 0, "lincheck");
 	race_opt.strategy = &race_dfs;
 	race_opt.bound = asked->bound ? asked->bound : run.s[i].bound;
+	race_opt.bound_min = race_opt.bound;	/* race_search_many: held() */
 	race_opt.max_executions = asked->max_executions ? asked->max_executions :
 		run.spec->max_exec ? run.spec->max_exec : LIN_DEFAULT_EXEC;
 }
@@ -495,18 +497,29 @@ static void count(int i __maybe_unused, int state)
 	tot->done++;
 }
 
-static void held(int i)
+/*
+ * Scenario @i held at its top bound, searched alone (prepare()): that
+ * search explores the lower bounds' executions too.  One that stopped at
+ * --max-exec did not cover them: false, and search_one() searches it
+ * again (race_search_top_first: from bound 0 up).
+ */
+static bool held(int i)
 {
+	if (!race_sh->exhausted)
+		return false;
 	count(i, RACE_RUN_OK);
+	return true;
 }
 
-/* Search scenario @i alone, in a process of its own; 1 if it failed. */
+/* Search scenario @i alone, in a process of its own (its top bound first;
+ * a failure from bound 0 up, with the fewest preemptions; and a scenario
+ * run alone without its witness, which is then vacuous); 1 if it failed. */
 static int search_one(int i)
 {
 	int state;
 
 	prepare(i);
-	state = race_search();
+	state = race_search_top_first(run.n == 1);
 	count(i, state);
 	return state == RACE_RUN_FAIL;
 }
@@ -535,6 +548,7 @@ int race_lin_cmd_run(const char *name, int lab, const char *out,
 	race_shared_map(race_opt.max_steps ? race_opt.max_steps : RACE_DEFAULT_STEPS);
 	run.spec = spec;
 	run.s = s;
+	run.n = n;
 	run.asked = race_opt;
 	run.tot = race_shared_alloc(sizeof(*run.tot));
 	printf("== %s (must-hold): %d scenarios generated from %s\n", name, n,

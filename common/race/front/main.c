@@ -65,6 +65,7 @@ struct cmdline {
 	const char *result;
 	long times, lab;
 	int quiet, cpu_time;
+	int bound_given;		/* --bound, 0 included */
 };
 
 /* Print @msg and the usage; exit 2. */
@@ -166,6 +167,8 @@ static int parse_option(const char *o, const char *v, struct cmdline *cl)
 			*(const char **)((char *)cl + strings[i].off) = v;
 			return 1;
 		}
+	if (!strcmp(o, "--bound"))
+		cl->bound_given = 1;
 	if (!strcmp(o, "--strategy"))
 		parse_strategy(v);
 	else if (!strcmp(o, "--seed"))
@@ -247,16 +250,20 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* ", dfs up to 2 preemptions (bound 0: 2, ...), space exhausted ..." */
+/* ", dfs up to 2 preemptions (bound 0: 2, ...), space exhausted ..."; a
+ * search that started at its top bound (race_search_top_first): "(bound
+ * 2: 5, bounds below it included)" */
 static void print_dfs_coverage(void)
 {
 	int b;
 
 	printf(", dfs up to %d preemption%s (", race_sh->bound_reached,
 	       race_sh->bound_reached == 1 ? "" : "s");
-	for (b = 0; b <= race_sh->bound_reached; b++)
-		printf("%sbound %d: %ld", b ? ", " : "", b, race_sh->per_bound[b]);
-	printf("), %s%s\n", race_sh->exhausted ?
+	for (b = race_sh->bound_from; b <= race_sh->bound_reached; b++)
+		printf("%sbound %d: %ld", b > race_sh->bound_from ? ", " : "", b,
+		       race_sh->per_bound[b]);
+	printf("%s), %s%s\n", race_sh->bound_from ? ", bounds below it included" : "",
+	       race_sh->exhausted ?
 	       "space exhausted within the bound" :
 	       "stopped by --max-exec, not exhausted",
 	       race_opt.no_reduction ? ", without partial-order reduction" : "");
@@ -391,7 +398,7 @@ static const char *judge(const struct race_scenario *sc, int state, bool *met)
 /* The defaults that depend on the scenario and the strategy. */
 static void apply_defaults(const struct race_scenario *sc, struct cmdline *cl)
 {
-	if (!race_opt.bound)
+	if (!cl->bound_given)
 		race_opt.bound = sc->bound ? sc->bound : RACE_DEFAULT_BOUND;
 	if (!race_opt.depth)
 		race_opt.depth = RACE_DEFAULT_DEPTH;
@@ -427,6 +434,12 @@ static void write_result(const struct cmdline *cl,
 			  "memory", race_weak ? "weak" : "sc", NULL);
 }
 
+/* The search of @sc: a must-hold one's top bound first (search.c). */
+static int search(const struct race_scenario *sc)
+{
+	return sc->expect == RACE_MUST_HOLD ? race_search_top_first(true) : race_search();
+}
+
 /*
  * race run: search; on a verdict print the timeline, write the schedule,
  * replay it once.  Returns 0 iff the scenario met its expectation.
@@ -451,7 +464,7 @@ static int cmd_run(struct cmdline *cl, const char *argv0)
 		printf("memory: weak (a load may read an older store: "
 		       "docs/reproducer.md, \"The weak memory model\")\n");
 	search_ms = now_ms();
-	state = race_search();
+	state = search(sc);
 	search_ms = now_ms() - search_ms;
 	race_opt.strategy->describe(desc, sizeof(desc));
 	if (state == RACE_RUN_FAIL) {

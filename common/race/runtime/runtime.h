@@ -88,6 +88,7 @@ struct race_shared {
 	long executions;		/* executions finished or failed */
 	long witnessed;			/* executions in which .witness held */
 	long per_bound[RACE_MAX_BOUNDS];
+	int bound_from;			/* dfs: the first bound explored */
 	int bound_reached;		/* dfs: the last bound explored */
 	int exhausted;			/* dfs: every execution within it */
 	long max_choices;		/* most steps with a choice in one execution */
