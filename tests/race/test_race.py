@@ -263,8 +263,9 @@ class Engine(unittest.TestCase):
 
     def test_dfs_complete(self):
         """2 threads x 3 steps: C(6,3) = 20 interleavings, each once: a
-        must-hold search that holds is its top bound's alone (front/main.c
-        search()), bounds below it included."""
+        must-hold search that holds is its top bound's alone
+        (race_search_top_first in explore/search.c), bounds below it
+        included."""
         rc, out = run(SELF, "run", "three_each")
         self.assertEqual(rc, 0, out)
         self.assertIn("(bound 6: 20, bounds below it included), space exhausted", out)

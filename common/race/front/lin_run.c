@@ -501,7 +501,8 @@ static void count(int i __maybe_unused, int state)
  * Scenario @i held at its top bound, searched alone (prepare()): that
  * search explores the lower bounds' executions too.  One that stopped at
  * --max-exec did not cover them: false, and search_one() searches it
- * again (race_search_top_first: from bound 0 up).
+ * again alone (race_search_top_first: its top bound stops there again,
+ * and the search from bound 0 up is the one counted).
  */
 static bool held(int i)
 {
