@@ -64,12 +64,13 @@ have_link() {
 	$CC "$TRY/t.c" -o "$TRY/t" "$2" >/dev/null 2>&1
 }
 
-# have_archive NAME...: the compiler finds every static library NAME
-# (-print-file-name answers the bare name when it does not).
+# have_archive NAME...: every static library NAME is in the folder of the
+# compiler's target's libraries, where mk/build.mk looks for them.
 have_archive() {
-	local a
+	local a dir
+	dir=/usr/lib/$($CC -print-multiarch 2>/dev/null)
 	for a; do
-		[[ $($CC -print-file-name="$a" 2>/dev/null) == /* ]] || return 1
+		[[ -f $dir/$a ]] || return 1
 	done
 }
 
