@@ -153,6 +153,23 @@ class RunEach(Tmp):
                 self.assertEqual(each[key], alone[key], key)
             self.assertEqual(result(got["out"]), result(out))
 
+    def test_run_options_apply_to_every_run(self):
+        prefix = self.path("opts")
+        names = ("lookup_vs_remove", "two_lookups_vs_remove")
+        rc, out = run(LAB1, "run-each", prefix, "60", "--reduction", "off", "--count-classes",
+                      *names)
+        self.assertEqual(rc, 0, out)
+        for i, name in enumerate(names):
+            rc, alone = run(LAB1, "run", name, "--reduction", "off", "--count-classes")
+            with open("%s.%d.out" % (prefix, i)) as f:
+                each = f.read()
+            self.assertIn("without partial-order reduction", each)
+            self.assertEqual(re.findall(r"^(classes: .*|RESULT .*)$", each, re.M),
+                             re.findall(r"^(classes: .*|RESULT .*)$", alone, re.M))
+        rc, out = run(LAB1, "run-each", prefix, "60", "--out", self.path("s"), names[0])
+        self.assertEqual(rc, 2, out)
+        self.assertIn("--out, --sched, --script and --debug are for one run", out)
+
     def test_first_failure_stops(self):
         runs = self.each(60, "--first-failure", "no_such_scenario", UNLOCKED)
         self.assertEqual(runs[0]["status"], "exit 2", runs[0]["out"])

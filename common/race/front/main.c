@@ -12,7 +12,7 @@
  *   race replay FILE [--scenario NAME] [--expect KIND] [--times N] [--quiet]
  *            [--result FILE] [--debug]
  *   race check FILE... [--scenario NAME]
- *   race run-each PREFIX TIMEOUT [--first-failure] SCENARIO...
+ *   race run-each PREFIX TIMEOUT [--first-failure] [OPTION...] SCENARIO...
  *
  * list:   one line per scenario, "<name> <expect>[:<verdict>]  <summary>",
  *         expect being must-hold, must-fail or demo; with a suite of
@@ -33,6 +33,8 @@
  *         in PREFIX.<i>.out, a line "run-each <i> exit N" (or signal N,
  *         or timeout) on ours; one over TIMEOUT seconds is killed; with
  *         --first-failure, none after one that did not exit 0 (each.c).
+ *         The OPTIONs are run's, for every run (not --out, --sched,
+ *         --script or --debug, which name one run's files or stops).
  *         Exit 0 once they ran.
  * --result FILE: the same, as key=value lines (docs/reproducer.md).
  * --memory: the memory model (default: the scenario's .memory, else sc);
@@ -86,7 +88,7 @@ static void __noreturn usage(const char *msg)
 		"[--times N] [--quiet] [--result FILE]\n"
 		"                [--debug]\n"
 		"       race check FILE... [--scenario NAME]\n"
-		"       race run-each PREFIX TIMEOUT [--first-failure] SCENARIO...\n");
+		"       race run-each PREFIX TIMEOUT [--first-failure] [OPTION...] SCENARIO...\n");
 	exit(2);
 }
 
@@ -197,14 +199,22 @@ static int parse_option(const char *o, const char *v, struct cmdline *cl)
 	return 1;
 }
 
-/* Options into race_opt and @cl; the one non-option is the scenario/file. */
-static void parse_options(int argc, char **argv, struct cmdline *cl)
+/*
+ * Options into race_opt and @cl.  The non-options go into @names (room for
+ * @argc), and their number is returned; without @names there may be one,
+ * the scenario or file, in cl->file.
+ */
+static int parse_options(int argc, char **argv, struct cmdline *cl, char **names)
 {
-	int i;
+	int i, nr = 0;
 
 	for (i = 0; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
+		if (o[0] != '-' && names) {
+			names[nr++] = argv[i];
+			continue;
+		}
 		if (o[0] != '-') {
 			if (cl->file)
 				usage("one scenario or file only");
@@ -237,6 +247,7 @@ static void parse_options(int argc, char **argv, struct cmdline *cl)
 		if (!parse_option(o, v, cl))
 			usage("unknown option");
 	}
+	return nr;
 }
 
 static double search_ms;
@@ -496,17 +507,27 @@ static int run_one(const char *name, const char *result)
 	return cmd_run(&each_cl, each_argv0);
 }
 
-/* race run-each PREFIX TIMEOUT [--first-failure] SCENARIO...: see
- * race_run_each(). */
+/* race run-each PREFIX TIMEOUT [--first-failure] [OPTION...] SCENARIO...:
+ * see race_run_each(); the options are `race run`'s, for every run (each
+ * run's --result is its own). */
 static int cmd_run_each(int argc, char **argv, const char *argv0)
 {
 	bool first = argc > 2 && !strcmp(argv[2], "--first-failure");
+	char **names = calloc(argc + 1, sizeof(char *));
+	int nr;
 
 	if (argc < 3 + first)
 		usage("run-each needs a prefix, a timeout and a scenario");
+	if (!names)
+		usage("no memory");
+	nr = parse_options(argc - 2 - first, argv + 2 + first, &each_cl, names);
+	if (!nr)
+		usage("run-each needs a scenario");
+	if (each_cl.out || each_cl.sched || each_cl.script || race_debug.enabled)
+		usage("run-each: --out, --sched, --script and --debug are for one run");
 	each_argv0 = argv0;
-	return race_run_each(argv[0], argv + 2 + first, argc - 2 - first,
-			     number("run-each TIMEOUT", argv[1]), first, run_one);
+	return race_run_each(argv[0], names, nr, number("run-each TIMEOUT", argv[1]),
+			     first, run_one);
 }
 
 /* race check FILE... [--scenario NAME]: see race_cmd_check(). */
@@ -552,7 +573,7 @@ int main(int argc, char **argv)
 		race_debug_attach(race_debug.enabled);
 		return cmd_run_each(argc - 2, argv + 2, argv[0]);
 	}
-	parse_options(argc - 2, argv + 2, &cl);
+	parse_options(argc - 2, argv + 2, &cl, NULL);
 	race_debug_attach(race_debug.enabled);
 	if (!strcmp(argv[1], "list") && cl.file)
 		return race_lin_list(cl.file);
