@@ -169,6 +169,8 @@ install)
 	if ((${#need[@]})); then
 		echo "deps: installing ${need[*]}"
 		apt-get install -y -q --no-install-recommends --no-upgrade "${need[@]}" || exit 1
+		# What the compiler finds could not be asked before it was there.
+		mapfile -t want < <(missing_reqs optional | cut -d'|' -f4 | sort -u)
 	fi
 	if ((${#want[@]})); then
 		echo "deps: installing ${want[*]} (optional)"
