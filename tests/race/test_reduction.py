@@ -76,9 +76,12 @@ def search_each(binary, names, args):
     binary costs more than most of these searches."""
     with tempfile.TemporaryDirectory() as tmp:
         prefix = os.path.join(tmp, "run")
-        subprocess.run([binary, "run-each", prefix, str(TIMEOUT), "--count-classes"]
-                       + list(args) + list(names), stdout=subprocess.DEVNULL,
-                       stderr=subprocess.STDOUT, timeout=TIMEOUT * len(names), check=True)
+        p = subprocess.run([binary, "run-each", prefix, str(TIMEOUT), "--count-classes"]
+                           + list(args) + list(names), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=TIMEOUT * len(names))
+        if p.returncode:
+            raise RuntimeError("%s run-each exited %d:\n%s" % (
+                binary, p.returncode, p.stdout.decode(errors="replace")[-2000:]))
         runs = {}
         for i, name in enumerate(names):
             try:
@@ -118,12 +121,13 @@ def compare(label, on, off, known=False):
 def searches(binary, listed):
     """{(name, model options, reduction options): found()} of every search
     binaries() compares, for the scenarios @listed of @binary: a run-each
-    for each memory model, setting of the reduction and of --hang-ms."""
+    for each memory model, setting of the reduction and of --hang-ms
+    (scenarios())."""
     runs = {}
     for extra in ((), ("--memory", "weak")):
         for red in ((), ("--reduction", "off")):
-            for hang in ((), ("--hang-ms", "300")):
-                names = [n for n, expect, h in listed if bool(h) == bool(hang)
+            for hang in sorted({tuple(h) for _, _, h in listed}):
+                names = [n for n, expect, h in listed if tuple(h) == hang
                          and (not extra or expect == "must-hold")]
                 if names:
                     for n, r in search_each(binary, names, extra + red + hang).items():
