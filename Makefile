@@ -56,8 +56,13 @@
 #                             threads, each lab's race under rr (tools/hw/)
 #
 # Developing the kit (docs/design.md):
-#   make check [JOBS=n]       the kit's own suite (what CI runs), n rows at a
-#                             time (default: as many as cores)
+#   make check [JOBS=n]       the kit's own suite (CI runs it first), n rows
+#                             at a time (default: as many as cores)
+#   make check-catalogues [LAB=N] [JOBS=n]
+#                             every lab's (lab N's) known-wrong solutions
+#                             rejected and correct alternatives at full
+#                             marks: the proof its tests can fail and are
+#                             fair (CI runs it after make check)
 #   make litmus FILE=x.litmus | DIR=d
 #                             run a kernel-style C litmus test (or every
 #                             *.litmus under d) under the reproducer's weak
@@ -114,7 +119,7 @@ quiet_each = $(if $(filter 1,$(V)),,@printf '  %-7s %s\n' $(foreach f,$(2),'$(1)
 
 RR_KINDS := record replay chaos
 STUDENT  := test hint watch
-.PHONY: help deps demo check clean litmus bench-race bench-lab4 bench-lab6 bench rr-probe replay debug flaky \
+.PHONY: help deps demo check check-catalogues clean litmus bench-race bench-lab4 bench-lab6 bench rr-probe replay debug flaky \
 	hw-bundle hw-run \
 	grade grade-all dist-student gradescope-zip classroom-workflow \
 	$(addprefix lab-,$(LABS)) $(addprefix grade-,$(LABS)) $(addprefix race-,$(LABS)) \
@@ -194,6 +199,9 @@ demo: | $(DEPS_BUILD)
 
 check: | $(DEPS_CHECK)
 	@$(PYTHON) tools/check.py
+
+check-catalogues: | $(DEPS_CHECK)
+	@$(PYTHON) tools/check.py --catalogues $(if $(LAB),$(call shq,lab-$(LAB):))
 
 # The reference unless IMPL is given on the command line.
 flaky: | $(DEPS_BUILD)

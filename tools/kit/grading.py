@@ -534,9 +534,9 @@ def grade_lab(lab, parts=None, parents=True, check=True, build=False, first_fail
     says in its note that the unit tests (unit-plain) fail, when they do --
     every part runs whatever the others did; @check: the pre-build check
     first; @build: build each part first (else its binaries must be built);
-    @first_failure: a part stops at its first failing item (make check's
-    known-wrong rows, which ask only whether a part rejects; never a
-    student's grade, which shows every failure).
+    @first_failure: a part stops at its first failing item (make
+    check-catalogues' known-wrong rows, which ask only whether a part
+    rejects; never a student's grade, which shows every failure).
     """
     if check:
         refusal = refused(lab, parts)

@@ -20,8 +20,8 @@ ALTERNATIVES = os.path.join(ROOT, "tests", "alternatives")
 class Mutant:
     """folder (labN-xxx), name, header (the patch's comment lines), path,
     root (the catalogue it is from), parts (the parts its "Parts:" header
-    line names -- each must reject it, and make check grades only those --
-    or None: every part)."""
+    line names -- each must reject it, and make check-catalogues grades
+    only those -- or None: every part)."""
 
     def __init__(self, folder, name, root=CATALOGUE):
         self.folder, self.name, self.root = folder, name, root
