@@ -707,10 +707,9 @@ def main():
     rows = [row for suite in (CATALOGUES if args.catalogues else SUITES)
             for row in suite() if args.only in row.name]
     if not rows:
-        print("%s: nothing to run: %s" % (name, "no row's name holds %r (LAB=N names a lab "
-                                          "with a solutions/ folder)" % args.only
-                                          if args.only else "no lab here has a solutions/ "
-                                          "folder, the tree its rows grade"))
+        why = ("no row's name holds %r (LAB=N names a lab with a solutions/ folder)" % args.only
+               if args.only else "no lab here has a solutions/ folder, the tree its rows grade")
+        print("%s: nothing to run: %s" % (name, why))
         return 1
     if args.jobs > 1 and len(rows) > 1:
         t0 = time.time()
