@@ -213,7 +213,7 @@ static int dfs_pick(const struct race_choice *c)
 }
 
 /* The same for the store a load reads: every one is tried, newest first. */
-static int dfs_pick_read(const struct race_read *r)
+static int read_choice(const struct race_read *r)
 {
 	struct dfs_choice *d;
 
@@ -227,6 +227,15 @@ static int dfs_pick_read(const struct race_read *r)
 	d = push();
 	d->nr_reads = r->nr;
 	return 0;
+}
+
+/* ... and dpor.c hears which store it named (a class of its own). */
+static int dfs_pick_read(const struct race_read *r)
+{
+	int i = read_choice(r);
+
+	race_dpor_read(r->step, r->steps[i]);
+	return i;
 }
 
 /* An execution ended without a verdict. */

@@ -113,6 +113,7 @@ struct event {
 	long prev;		/* its thread's step before it, -1 if none */
 	bool after;		/* its thread was runnable right after it */
 	bool lifted;		/* a spinner's turn, nobody else able to run */
+	unsigned long long rf;	/* the stores its weak-model choices named */
 	struct clock clk;
 };
 
@@ -657,6 +658,7 @@ void race_dpor_step(int thread)
 	e->after = false;
 	e->lifted = next_lifted;
 	next_lifted = false;
+	e->rf = 0;
 	e->clk = c;
 	if (cur_node >= 0)
 		nodes[cur_node].event = nr_ev;
@@ -862,14 +864,37 @@ static bool ready(long i, const bool *placed)
 	return true;
 }
 
-/* Fold step @i (its thread, label and kind) into @h.  Not its object:
+/**
+ * race_dpor_read - the load of step @step reads the store made at step
+ * @store (0: the value before the threads ran), or the store of step @step
+ * goes right after that one in coherence order (weak model)
+ *
+ * Guarantees: two executions with the same happens-before order whose
+ * loads read different stores are counted as two classes (--count-classes).
+ */
+void race_dpor_read(long step, long store)
+{
+	unsigned long long id = 1;
+	const struct event *w;
+
+	if (!race_dpor || step < 1 || step > nr_ev || store > nr_ev)
+		return;
+	if (store > 0) {
+		w = &ev[store - 1];
+		id = ((unsigned long long)w->thread << 32 | w->clk.c[w->thread]) + 2;
+	}
+	ev[step - 1].rf = (ev[step - 1].rf ^ id) * 0x100000001b3ULL;
+}
+
+/* Fold step @i (its thread, label, kind and the stores its choices named,
+ * by their thread and its step's number there) into @h.  Not its object:
  * obj#N and @N are numbered in the order of the execution, which differs
  * between equivalent executions. */
 static unsigned long long fold(unsigned long long h, long i)
 {
 	const struct race_step *s = &race_sh->steps[i];
 	unsigned long long v[] = { s->thread, (uintptr_t)s->fn,
-		(uintptr_t)s->what, ev[i].fp.f[0].kind };
+		(uintptr_t)s->what, ev[i].fp.f[0].kind, ev[i].rf };
 	size_t k;
 
 	for (k = 0; k < ARRAY_SIZE(v); k++)

@@ -35,5 +35,6 @@ bool race_dpor_blocked(void);
 void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		     bool fresh);
 void race_dpor_retire(long node, int thread);
+void race_dpor_read(long step, long store);
 
 #endif /* KIT_RACE_DPOR_H */
