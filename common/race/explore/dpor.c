@@ -101,6 +101,21 @@ struct fpset {
 	struct fp f[1 + RACE_MAX_TOUCH];
 };
 
+/*
+ * Copy @s's footprints into @d, the ones it has only: most steps have one.
+ * (Assigning the whole set is a call of memcpy, which the AddressSanitizer
+ * of the binary intercepts and checks; at a few dozen per execution that
+ * was a third of an execution's time.)
+ */
+static inline void fpset_copy(struct fpset *d, const struct fpset *s)
+{
+	int i;
+
+	d->n = s->n;
+	for (i = 0; i < s->n; i++)
+		d->f[i] = s->f[i];
+}
+
 struct clock {
 	unsigned int c[NSLOT];
 };
@@ -307,29 +322,26 @@ static struct fp fp_of(const struct race_footprint *g)
 }
 
 /* The footprint a model gave for @t's pending step, or "everything". */
-static struct fpset footprint(const struct race_thread *t)
+static void footprint(struct fpset *s, const struct race_thread *t)
 {
-	struct fpset s = { .n = 1 };
-
-	s.f[0] = t->fp.given ? fp_of(&t->fp) : (struct fp){ .kind = RACE_FP_ALL };
-	return s;
+	s->n = 1;
+	s->f[0] = t->fp.given ? fp_of(&t->fp) : (struct fp){ .kind = RACE_FP_ALL };
 }
 
 /* What @t's step touched after its point (race_sched_extra, _touch). */
-static struct fpset touched(const struct race_thread *t)
+static void touched(struct fpset *s, const struct race_thread *t)
 {
-	struct fpset s = { .n = 0 };
 	int i;
 
+	s->n = 0;
 	if (t->nr_touch > RACE_MAX_TOUCH) {
-		s.f[s.n++] = (struct fp){ .kind = RACE_FP_ALL };
-		return s;
+		s->f[s->n++] = (struct fp){ .kind = RACE_FP_ALL };
+		return;
 	}
 	if (t->extra)
-		s.f[s.n++] = (struct fp){ .kind = RACE_FP_NONE, .flags = t->extra };
-	for (i = 0; i < t->nr_touch && s.n < 1 + RACE_MAX_TOUCH; i++)
-		s.f[s.n++] = fp_of(&t->touch[i]);
-	return s;
+		s->f[s->n++] = (struct fp){ .kind = RACE_FP_NONE, .flags = t->extra };
+	for (i = 0; i < t->nr_touch && s->n < 1 + RACE_MAX_TOUCH; i++)
+		s->f[s->n++] = fp_of(&t->touch[i]);
 }
 
 /* @s gains @add's footprints (all of them, or "everything"). */
@@ -376,8 +388,9 @@ void race_dpor_reset(void)
 		count[i] = 0;
 		memset(&pend_join[i], 0, sizeof(pend_join[i]));
 	}
-	pending[rcu_id()] = (struct fpset){ 1, { { .kind = RACE_FP_RCU_INVOKE,
-		.flags = race_weak ? RACE_FP_MB : 0 } } };
+	pending[rcu_id()].n = 1;
+	pending[rcu_id()].f[0] = (struct fp){ .kind = RACE_FP_RCU_INVOKE,
+		.flags = race_weak ? RACE_FP_MB : 0 };
 	has_pending[rcu_id()] = true;	/* it waits for callbacks */
 	for (i = rcu_id() + 1; i <= race_nr_slots(); i++)	/* interrupts */
 		if (race_thread_get(i)->state == RACE_TS_POINT)
@@ -581,11 +594,12 @@ static void against_pending(long i, const struct fpset *f)
  */
 static void finish_step(const struct race_thread *t)
 {
-	struct fpset f = touched(t);
+	struct fpset f;
 	struct clock before = { { 0 } };
 	int id = t->id;
 	struct event *e;
 
+	touched(&f, t);
 	if (!f.n || last[id] < 0)
 		return;
 	e = &ev[last[id]];
@@ -610,7 +624,7 @@ void race_dpor_arrive(struct race_thread *t)
 	has_pending[id] = !(t->wait && t->wait->final);
 	if (!has_pending[id])
 		return;
-	pending[id] = footprint(t);
+	footprint(&pending[id], t);
 	c = last_clock(id);
 	if (pending[id].f[0].kind != RACE_FP_RCU_INVOKE) {
 		scan(id, &pending[id], &c, 0, nr_ev, &pend_join[id]);
@@ -652,7 +666,7 @@ void race_dpor_step(int thread)
 	join(&c, &pend_join[thread]);
 	c.c[thread] = ++count[thread];
 	e->thread = thread;
-	e->fp = pending[thread];
+	fpset_copy(&e->fp, &pending[thread]);
 	e->node = cur_node;
 	e->prev = last[thread];
 	e->after = false;
@@ -698,33 +712,32 @@ static struct node *node_at(long node)
  * object freed here, of a SLAB_TYPESAFE_BY_RCU cache), and any access to
  * the slab may be to it.
  */
-static struct fpset relocated(const struct fpset *f)
+static void relocate(struct fpset *r, const struct fpset *f)
 {
-	struct fpset r = *f;
 	const void *start;
 	int i;
 
-	for (i = 0; i < r.n; i++) {
-		if (r.f[i].kind == RACE_FP_ALLOC) {
-			r.f[i].addr = 0;
-			r.f[i].size = SIZE_MAX;
-		} else if (r.f[i].obj) {
-			start = race_obj_start(r.f[i].obj);
-			r.f[i].addr = (uintptr_t)start + r.f[i].off;
+	fpset_copy(r, f);
+	for (i = 0; i < r->n; i++) {
+		if (r->f[i].kind == RACE_FP_ALLOC) {
+			r->f[i].addr = 0;
+			r->f[i].size = SIZE_MAX;
+		} else if (r->f[i].obj) {
+			start = race_obj_start(r->f[i].obj);
+			r->f[i].addr = (uintptr_t)start + r->f[i].off;
 			if (!start) {
-				r.f[i].addr = 0;
-				r.f[i].size = SIZE_MAX;
+				r->f[i].addr = 0;
+				r->f[i].size = SIZE_MAX;
 			}
 		}
 	}
-	return r;
 }
 
 /* Thread @u sleeps from now on, its step being @f. */
 static void sleep_add(int u, const struct fpset *f)
 {
 	sleep_now |= 1u << u;
-	sleep_fp[u] = relocated(f);
+	relocate(&sleep_fp[u], f);
 }
 
 /* The sleep set recorded at a choice, in this execution. */
@@ -817,7 +830,8 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		for (u = 0; u < c->nr; u++)
 			n->runnable |= 1u << c->ids[u];
 		for (set = sleep_now; set; set &= set - 1)
-			n->sfp[__builtin_ctz(set)] = sleep_fp[__builtin_ctz(set)];
+			fpset_copy(&n->sfp[__builtin_ctz(set)],
+				   &sleep_fp[__builtin_ctz(set)]);
 	}
 	for (set = n->done; set; set &= set - 1) {
 		u = __builtin_ctz(set);
@@ -838,7 +852,7 @@ void race_dpor_retire(long node, int thread)
 	if (!race_dpor_reduce || n->event < 0 || n->event >= nr_ev)
 		return;
 	n->done |= 1u << thread;
-	n->dfp[thread] = ev[n->event].fp;
+	fpset_copy(&n->dfp[thread], &ev[n->event].fp);
 	n->dafter[thread] = ev[n->event].after;
 }
 
