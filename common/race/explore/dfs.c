@@ -48,9 +48,10 @@ static void dfs_init(void)
 	race_sh->bound_from = bound;
 	depth = pos = bound_executions = 0;
 	started = false;
-	stack_size = 1024;
-	free(stack);		/* the last scenario's (race_search_many) */
-	stack = calloc(stack_size, sizeof(*stack));
+	if (!stack) {		/* else the last scenario's (race_search_many) */
+		stack_size = 1024;
+		stack = race_vmem_resize(NULL, 0, stack_size * sizeof(*stack));
+	}
 	race_dpor_reduce = !race_opt.no_reduction;
 	race_dpor = race_dpor_reduce || race_opt.count_classes;
 }
@@ -152,10 +153,9 @@ static struct dfs_choice *push(void)
 	struct dfs_choice *d;
 
 	if (depth == stack_size) {
+		stack = race_vmem_resize(stack, stack_size * sizeof(*stack),
+					 2 * stack_size * sizeof(*stack));
 		stack_size *= 2;
-		stack = realloc(stack, stack_size * sizeof(*stack));
-		if (!stack)
-			abort();
 	}
 	d = memset(&stack[depth++], 0, sizeof(*stack));
 	pos++;

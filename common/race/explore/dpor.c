@@ -370,10 +370,9 @@ void race_dpor_reset(void)
 	if (!race_dpor)
 		return;
 	if (cap_ev < race_sh->cap_steps + 1) {
+		ev = race_vmem_resize(ev, cap_ev * sizeof(*ev),
+				      (race_sh->cap_steps + 1) * sizeof(*ev));
 		cap_ev = race_sh->cap_steps + 1;
-		ev = realloc(ev, cap_ev * sizeof(*ev));
-		if (!ev)
-			abort();
 	}
 	nr_ev = 0;
 	nr_preempt = 0;
@@ -697,10 +696,9 @@ void race_dpor_done(struct race_thread *t)
 static struct node *node_at(long node)
 {
 	if (node >= cap_nodes) {
+		nodes = race_vmem_resize(nodes, cap_nodes * sizeof(*nodes),
+					 (2 * node + 64) * sizeof(*nodes));
 		cap_nodes = 2 * node + 64;
-		nodes = realloc(nodes, cap_nodes * sizeof(*nodes));
-		if (!nodes)
-			abort();
 	}
 	return &nodes[node];
 }

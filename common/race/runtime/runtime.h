@@ -11,6 +11,7 @@
  *   token.c      token passing: who runs the next step (sched.h)
  *   carrier.c    what a thread runs on: a context or an OS thread (sched.h)
  *   placement.c  where the slab puts objects: addresses that hash the same
+ *   vmem.c       the layers' large arrays, in memory mapped for them
  *
  * The layers above (docs/design.md, "The reproducer's layers"): the models
  * of the primitives (models/), the exploration (explore/), reporting
@@ -119,6 +120,8 @@ struct race_observer {
 	void (*step)(long nr, const volatile void *addr);
 	void (*end)(void);
 };
+void *race_vmem_resize(void *p, size_t old, size_t size);
+
 void race_observe(const struct race_observer *o);
 void race_observe_step(long nr, const volatile void *addr);
 void race_end(void);

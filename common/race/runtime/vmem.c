@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmem.c - the reproducer's own large arrays, in memory mapped for them.
+ *
+ * The search's arrays are sized for the worst case (an event per step of
+ * up to --max-steps, a record per choice node) and an execution uses the
+ * first few kilobytes.  From malloc, under AddressSanitizer, such an array
+ * costs its whole size: the ASan runtime writes the shadow of every byte
+ * it hands out, and calloc zeroes them, a page fault per 4 KB on pages the
+ * search never reads (a search's first execution faulted about 250 times,
+ * 81 without ASan).  Mapped anonymous memory is zero already, untouched
+ * pages cost nothing, and ASan takes memory it did not hand out as valid.
+ * The reproducer's own code is not instrumented (mk/build.mk), so nothing
+ * is lost: the code under test never sees these arrays.
+ */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+
+#include "race/runtime/runtime.h"
+
+/**
+ * race_vmem_resize - @p (of @old bytes, NULL if 0) grown or shrunk to
+ * @size bytes, zero beyond @old
+ *
+ * Returns the array, perhaps moved.  Out of memory is a crash verdict
+ * (race_fail), as an abort would be.
+ */
+void *race_vmem_resize(void *p, size_t old, size_t size)
+{
+	void *q;
+
+	if (p)
+		q = mremap(p, old, size, MREMAP_MAYMOVE);
+	else
+		q = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (q == MAP_FAILED)
+		race_fail("crash", "no memory for the search's arrays");
+	return q;
+}
