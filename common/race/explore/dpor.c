@@ -106,8 +106,9 @@ struct fpset {
 /*
  * Copy @s's footprints into @d, the ones it has only: most steps have one.
  * (Assigning the whole set is a call of memcpy, which the AddressSanitizer
- * of the binary intercepts and checks; at a few dozen per execution that
- * was a third of an execution's time.)
+ * of the binary intercepts and checks, a few dozen times an execution:
+ * two_lookups_vs_delete --bound 10 ran 39,140 executions/s with them,
+ * 46,329 without.)
  */
 static inline void fpset_copy(struct fpset *d, const struct fpset *s)
 {
