@@ -17,26 +17,26 @@ BENCH4_NAMES := -include tests/lab4/config_names.h
 
 $(BENCH4_DIR)/hash.o: $(BENCH4_SRC) | $(DEPS_BUILD)
 	@mkdir -p $(@D)
-	$(call quiet,CC)$(CC) $(BENCH4_CFLAGS) -c $< -o $@
+	$(call quiet,CC)$(KIT_CC) $(BENCH4_CFLAGS) -c $< -o $@
 $(BENCH4_DIR)/up.o: $(BENCH4_SRC) | $(DEPS_BUILD)
-	$(call quiet,CC)$(CC) $(BENCH4_CFLAGS) $(LAB_4_config_up) -c $< -o $@
+	$(call quiet,CC)$(KIT_CC) $(BENCH4_CFLAGS) $(LAB_4_config_up) -c $< -o $@
 $(BENCH4_DIR)/n8.o: $(BENCH4_SRC) | $(DEPS_BUILD)
-	$(call quiet,CC)$(CC) $(BENCH4_CFLAGS) $(LAB_4_config_n8) -c $< -o $@
+	$(call quiet,CC)$(KIT_CC) $(BENCH4_CFLAGS) $(LAB_4_config_n8) -c $< -o $@
 $(BENCH4_DIR)/noirq.o: $(BENCH4_SRC) | $(DEPS_BUILD)
-	$(call quiet,CC)$(CC) $(BENCH4_CFLAGS) -DLAB4_CONFIG=nq_ $(BENCH4_NAMES) \
+	$(call quiet,CC)$(KIT_CC) $(BENCH4_CFLAGS) -DLAB4_CONFIG=nq_ $(BENCH4_NAMES) \
 		-include tests/lab4/bench_noirq.h -c $< -o $@
 $(BENCH4_DIR)/cas_%.o: solutions/lab2-refcount/%.c | $(DEPS_BUILD)
 	@mkdir -p $(@D)
-	$(call quiet,CC)$(CC) $(call lab_cflags,2) $(CFLAGS_plain) $(CFLAGS) -DLAB4_CONFIG=cas_ \
+	$(call quiet,CC)$(KIT_CC) $(call lab_cflags,2) $(CFLAGS_plain) $(CFLAGS) -DLAB4_CONFIG=cas_ \
 		$(BENCH4_NAMES) -c $< -o $@
 $(BENCH4_DIR)/cas_refcount_given.o: labs/lab2-refcount/refcount_given.c | $(DEPS_BUILD)
 	@mkdir -p $(@D)
-	$(call quiet,CC)$(CC) $(call lab_cflags,2) $(CFLAGS_plain) $(CFLAGS) -DLAB4_CONFIG=cas_ \
+	$(call quiet,CC)$(KIT_CC) $(call lab_cflags,2) $(CFLAGS_plain) $(CFLAGS) -DLAB4_CONFIG=cas_ \
 		$(BENCH4_NAMES) -c $< -o $@
 $(BENCH4_DIR)/bench_hashlock.o: tests/lab4/bench_hashlock.c | $(DEPS_BUILD)
 	@mkdir -p $(@D)
-	$(call quiet,CC)$(CC) $(BENCH4_CFLAGS) -c $< -o $@
+	$(call quiet,CC)$(KIT_CC) $(BENCH4_CFLAGS) -c $< -o $@
 
 $(BENCH4_BIN): $(addprefix $(BENCH4_DIR)/,bench_hashlock.o hash.o up.o n8.o noirq.o \
 		cas_refcount.o cas_refcount_given.o) $(call common_objs,plain,$(COMMON_SRC))
-	$(call quiet,CC)$(CC) $(CFLAGS_plain) -o $@ $^ $(KIT_LDLIBS)
+	$(call quiet,CC)$(KIT_CC) $(CFLAGS_plain) -o $@ $^ $(KIT_LDLIBS)

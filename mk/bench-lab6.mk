@@ -16,20 +16,20 @@ BENCH6_LAB2 := $(call bench6_tree,$(LAB_2_folder))/$(LAB_2_folder)/refcount.c
 
 $(BENCH6_DIR)/rcuref.o: $(BENCH6_RCUREF) | $(DEPS_BUILD)
 	@mkdir -p $(@D)
-	$(CC) $(call lab_cflags,6) $(TODO_CFLAGS) $(CFLAGS_plain) $(CFLAGS) -c $< -o $@
+	$(KIT_CC) $(call lab_cflags,6) $(TODO_CFLAGS) $(CFLAGS_plain) $(CFLAGS) -c $< -o $@
 $(BENCH6_DIR)/lab2_refcount.o: $(BENCH6_LAB2) | $(DEPS_BUILD)
 	@mkdir -p $(@D)
-	$(CC) $(call lab_cflags,2) $(TODO_CFLAGS) $(CFLAGS_plain) $(CFLAGS) -c $< -o $@
+	$(KIT_CC) $(call lab_cflags,2) $(TODO_CFLAGS) $(CFLAGS_plain) $(CFLAGS) -c $< -o $@
 $(BENCH6_DIR)/lab2_refcount_given.o: labs/$(LAB_2_folder)/refcount_given.c | $(DEPS_BUILD)
 	@mkdir -p $(@D)
-	$(CC) $(call lab_cflags,2) $(CFLAGS_plain) $(CFLAGS) -c $< -o $@
+	$(KIT_CC) $(call lab_cflags,2) $(CFLAGS_plain) $(CFLAGS) -c $< -o $@
 $(BENCH6_DIR)/bench_rcuref.o: tests/lab6/bench_rcuref.c | $(DEPS_BUILD)
 	@mkdir -p $(@D)
-	$(CC) $(call lab_cflags,6) -Ilabs/$(LAB_2_folder) $(CFLAGS_plain) $(CFLAGS) -c $< -o $@
+	$(KIT_CC) $(call lab_cflags,6) -Ilabs/$(LAB_2_folder) $(CFLAGS_plain) $(CFLAGS) -c $< -o $@
 
 $(BENCH6_BIN): $(addprefix $(BENCH6_DIR)/,bench_rcuref.o rcuref.o lab2_refcount.o \
 		lab2_refcount_given.o) $(call common_objs,plain,$(COMMON_SRC))
-	$(CC) $(CFLAGS_plain) -o $@ $^ $(KIT_LDLIBS)
+	$(KIT_CC) $(CFLAGS_plain) -o $@ $^ $(KIT_LDLIBS)
 
 # A tree without lab 6's rcuref.c: one line saying which.
 BENCH6_OK := $(if $(wildcard $(BENCH6_RCUREF)),$(BENCH6_BIN),bench6-impl-ok)

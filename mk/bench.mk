@@ -54,7 +54,7 @@ bench_objs = $(foreach s,$(bench_src.$(1)),$(call bench_obj,$(1),$(s))) \
 define bench_obj_rule
 $(call bench_obj,$(1),$(2)): $(2) | $(DEPS_BUILD)
 	@mkdir -p $$(@D)
-	$$(call quiet,CC)$$(CC) $$(call lab_cflags,5) $(if $(filter $(BENCH_EDIT_C),$(2)),$$(TODO_CFLAGS)) \
+	$$(call quiet,CC)$$(KIT_CC) $$(call lab_cflags,5) $(if $(filter $(BENCH_EDIT_C),$(2)),$$(TODO_CFLAGS)) \
 		$$(CFLAGS_plain) $$(CFLAGS) $(bench_cflags.$(1)) -DBENCH_OPS=bench_ops_$(1) \
 		-c $$< -o $$@
 endef
@@ -63,24 +63,24 @@ endef
 define bench_build_rule
 $(foreach s,$(bench_src.$(1)),$(eval $(call bench_obj_rule,$(1),$(s))))
 $(BENCH_DIR)/$(1).o: $(call bench_objs,$(1))
-	$$(call quiet,CC)$$(CC) -r -nostdlib -o $$@ $$^
+	$$(call quiet,CC)$$(KIT_CC) -r -nostdlib -o $$@ $$^
 	$$(OBJCOPY) --keep-global-symbol=bench_ops_$(1) $$@
 endef
 $(foreach b,$(BENCH_BUILDS),$(eval $(call bench_build_rule,$(b))))
 
 $(BENCH_DIR)/hashlock/lab4_refcount.o: $(BENCH_LAB4_C) | $(DEPS_BUILD)
 	@mkdir -p $(@D)
-	$(call quiet,CC)$(CC) $(call lab_cflags,4) $(TODO_CFLAGS) $(CFLAGS_plain) $(CFLAGS) \
+	$(call quiet,CC)$(KIT_CC) $(call lab_cflags,4) $(TODO_CFLAGS) $(CFLAGS_plain) $(CFLAGS) \
 		-include tests/lab4/bench_noirq.h -c $< -o $@
 
 $(BENCH_DIR)/driver/%.o: tests/bench/%.c | $(DEPS_BUILD)
 	@mkdir -p $(@D)
-	$(call quiet,CC)$(CC) $(call lab_cflags,5) $(CFLAGS_plain) $(CFLAGS) -c $< -o $@
+	$(call quiet,CC)$(KIT_CC) $(call lab_cflags,5) $(CFLAGS_plain) $(CFLAGS) -c $< -o $@
 
 $(BENCH_BIN): $(BENCH_DIR)/driver/bench_fdtable.o $(BENCH_DIR)/driver/bench_run.o \
 		$(patsubst %,$(BENCH_DIR)/%.o,$(BENCH_BUILDS)) \
 		$(call common_objs,plain,$(COMMON_SRC))
-	$(call quiet,CC)$(CC) $(CFLAGS_plain) -o $@ $^ $(KIT_LDLIBS) -lurcu-qsbr
+	$(call quiet,CC)$(KIT_CC) $(CFLAGS_plain) -o $@ $^ $(KIT_LDLIBS) -lurcu-qsbr
 
 # A tree without lab 5's (or lab 4's) files: one line saying which.
 bench_missing := $(filter-out $(wildcard $(BENCH_EDIT_C) $(BENCH_LAB4_C)),$(BENCH_EDIT_C) $(BENCH_LAB4_C))

@@ -117,6 +117,20 @@ DEPS_BUILD := $(call DEPS_OK,build)
 # files: they compile in the jail.
 KIT_CC = $(strip $(COMPILER_CACHE) $(CC))
 
+# make check's fork server of the compiler (tools/ccfork/; tools/check.py
+# starts it and sets COMPILER_CACHE to the client): built without
+# sanitizers, and with none of the kit's flags.
+CCFORK := $(BUILD)/ccfork/ccfork
+CCFORK_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
+$(CCFORK): tools/ccfork/ccfork.c tools/ccfork/ccfork.h | $(DEPS_BUILD)
+	@mkdir -p $(@D)
+	$(call quiet,CC)$(CC) $(CCFORK_CFLAGS) -o $@ $<
+$(CCFORK).so: tools/ccfork/ccfork_server.c tools/ccfork/ccfork.h | $(DEPS_BUILD)
+	@mkdir -p $(@D)
+	$(call quiet,CC)$(CC) $(CCFORK_CFLAGS) -shared -fPIC -o $@ $< -ldl
+.PHONY: ccfork
+ccfork: $(CCFORK) $(CCFORK).so
+
 common_objs = $(patsubst %.c,$(BUILD)/common/$(1)/%.o,$(2))
 define common_rules
 $(BUILD)/common/$(1)/%.o: %.c | $(DEPS_BUILD)
@@ -204,7 +218,7 @@ $(B)/tsan/lab$(1)/$(notdir $(basename $(2))): $(call lab_objs,tsan,$(1),$(2) \
 		$(call lab_tests,$(1),shared_*.c)) $(call lab_code,tsan,$(1)) \
 		$(call common_objs,tsan,$(TSAN_SRC) $(COMMON_SRC))
 	@mkdir -p $$(@D)
-	$$(call quiet,CC)$$(CC) $$(CFLAGS_tsan) -o $$@ $$^ $$(KIT_LDLIBS)
+	$$(call quiet,CC)$$(KIT_CC) $$(CFLAGS_tsan) -o $$@ $$^ $$(KIT_LDLIBS)
 endef
 
 define lab_rules
@@ -213,14 +227,14 @@ $(foreach v,$(VARIANTS),$(eval $(call lab_variant_rules,$(1),$(v))))
 $(foreach v,plain asan,$(eval $(call lab_unit_bin,$(v),$(1)): \
 		$(call lab_objs,$(v),$(1),$(call lab_tests,$(1),test_*.c) $(call lab_tests,$(1),shared_*.c)) \
 		$(call lab_code,$(v),$(1)) $(call common_objs,$(v),$(UNIT_SRC) $(COMMON_SRC)) ; \
-	$$(call quiet,LD)mkdir -p $$(@D) ; $$(CC) $$(CFLAGS_$(v)) -o $$@ $$^ $$(UNIT_LDLIBS)))
+	$$(call quiet,LD)mkdir -p $$(@D) ; $$(KIT_CC) $$(CFLAGS_$(v)) -o $$@ $$^ $$(UNIT_LDLIBS)))
 
 $(foreach s,$(call lab_tests,$(1),tsan_*.c),$(eval $(call lab_tsan_rule,$(1),$(s))))
 
 $(B)/race/lab$(1)/race: $(call lab_objs,race,$(1),$(call lab_tests,$(1),race_*.c)) \
 		$(call lab_code,race,$(1)) $(call common_objs,race,$(COMMON_SRC) $(RACE_SRC))
 	@mkdir -p $$(@D)
-	$$(call quiet,CC)$$(CC) $$(CFLAGS_race) -o $$@ $$^ $$(KIT_LDLIBS)
+	$$(call quiet,CC)$$(KIT_CC) $$(CFLAGS_race) -o $$@ $$^ $$(KIT_LDLIBS)
 
 # A tree without the lab's folder or files: one line saying which.
 .PHONY: impl-ok-$(1) build-lab-$(1) objs-lab-$(1)
@@ -265,11 +279,11 @@ kit-objs: $(foreach n,$(LABS),$(call lab_kit_objs,$(n))) \
 $(foreach v,plain asan,$(eval $(B)/$(v)/common/unit: \
 	$(call common_objs,$(v),$(wildcard tests/common/test_*.c) $(UNIT_SRC) $(COMMON_SRC) \
 		$(if $(CRITERION_NODIFF),tests/test_criterion_nodiff.c)) ; \
-	$$(call quiet,LD)mkdir -p $$(@D) ; $$(CC) $$(CFLAGS_$(v)) -o $$@ $$^ $$(UNIT_LDLIBS)))
+	$$(call quiet,LD)mkdir -p $$(@D) ; $$(KIT_CC) $$(CFLAGS_$(v)) -o $$@ $$^ $$(UNIT_LDLIBS)))
 
 $(B)/tsan/common/tsan_%: $(call common_objs,tsan,tests/common/tsan_%.c $(TSAN_SRC) $(COMMON_SRC))
 	@mkdir -p $(@D)
-	$(call quiet,CC)$(CC) $(CFLAGS_tsan) -o $@ $^ $(KIT_LDLIBS)
+	$(call quiet,CC)$(KIT_CC) $(CFLAGS_tsan) -o $@ $^ $(KIT_LDLIBS)
 
 common_bins = $(B)/plain/common/unit $(B)/asan/common/unit \
 	$(patsubst tests/common/%.c,$(B)/tsan/common/%,$(wildcard tests/common/tsan_*.c))
@@ -284,7 +298,7 @@ RACE_SELFTEST_BIN := $(B)/race/selftest/race
 
 $(RACE_SELFTEST_BIN): $(call common_objs,race,$(wildcard tests/race/race_*.c) $(COMMON_SRC) $(RACE_SRC))
 	@mkdir -p $(@D)
-	$(call quiet,CC)$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
+	$(call quiet,CC)$(KIT_CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
 
 .PHONY: race-selftest-bin race-selftest
 race-selftest-bin: $(RACE_SELFTEST_BIN)
@@ -295,7 +309,7 @@ RACE_LITMUS_BIN := $(B)/race/litmus/race
 
 $(RACE_LITMUS_BIN): $(call common_objs,race,$(wildcard tests/litmus/race_*.c) $(COMMON_SRC) $(RACE_SRC))
 	@mkdir -p $(@D)
-	$(call quiet,CC)$(CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
+	$(call quiet,CC)$(KIT_CC) $(CFLAGS_race) -o $@ $^ $(KIT_LDLIBS)
 
 .PHONY: race-litmus
 race-litmus: $(RACE_LITMUS_BIN)
@@ -316,7 +330,7 @@ define race_stress_rule
 $(call race_stress_bin,$(1)): $(call lab_objs,asan,$(1),tests/race/stress_lab$(1).c tests/race/stress.c) \
 		$(call lab_code,asan,$(1)) $(call common_objs,asan,$(COMMON_SRC))
 	@mkdir -p $$(@D)
-	$$(call quiet,CC)$$(CC) $$(CFLAGS_asan) -o $$@ $$^ $$(KIT_LDLIBS)
+	$$(call quiet,CC)$$(KIT_CC) $$(CFLAGS_asan) -o $$@ $$^ $$(KIT_LDLIBS)
 endef
 RACE_STRESS_LABS := $(filter $(LABS),$(patsubst tests/race/stress_lab%.c,%,$(wildcard tests/race/stress_lab*.c)))
 $(foreach n,$(RACE_STRESS_LABS),$(eval $(call race_stress_rule,$(n))))
