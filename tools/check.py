@@ -46,15 +46,18 @@ gcc build folder, the students' tree) have a group and run one after the
 other, and a row that reads what others found (a lab's mutant x part
 table) runs after them.  The rows that took longest last time
 (BUILD/check-times.json) start first, so that no long row is left to run
-alone at the end; the table keeps its order.  COMPILER_CACHE=ccache puts
-the kit's own objects through ccache (compiler_cache() says why it is not
-the default).  Ends with "N passed, N
+alone at the end; the table keeps its order.  The kit's own objects and
+links go through a fork server of clang (kit.ccfork, tools/ccfork/: a
+compile skips clang's start); COMPILER_CACHE=ccache puts them through
+ccache instead (compiler_cache() says why it is not the default), and
+COMPILER_CACHE=none through neither.  Ends with "N passed, N
 failed", how long it took, the sum of the rows' own times and the CPU
 time of this process and of the commands it ran (and how much of the
 latter the kernel spent); exits 1 if anything
 failed.
 Environment: BUILD (default build), CC -- as given to make;
-COMPILER_CACHE (default none: no compiler cache).  Standard library only.
+COMPILER_CACHE (default: the fork server where CC is clang).  Standard
+library only.
 """
 import argparse
 import concurrent.futures
@@ -436,7 +439,7 @@ def no_cmpxchg_rows():
     flag = "-DCONFIG_NO_CMPXCHG"
 
     def compiles(*defines):
-        cc = os.environ.get("CC", "clang").split()
+        cc = os.environ.get("COMPILER_CACHE", "").split() + os.environ.get("CC", "clang").split()
         return proc.run(cc + ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-Icommon",
                               "-fsyntax-only", "tests/common/no_cmpxchg.c"]
                         + list(defines), 60)
@@ -476,9 +479,12 @@ def tool_row(name, cmd):
 
 
 def kit_rows():
-    """The grader's own readings, on fixed inputs (tests/kit/test_kit.py)."""
+    """The grader's own readings, on fixed inputs (tests/kit/test_kit.py),
+    and make check's fork server of clang (tests/kit/test_ccfork.py)."""
     return [tool_row("kit: Criterion messages, exercises graded by meaning, pre-check dumps",
-                     [os.path.join(ROOT, "tests", "kit", "test_kit.py")])]
+                     [os.path.join(ROOT, "tests", "kit", "test_kit.py")]),
+            tool_row("kit: a compile through the fork server is clang's own (ccfork)",
+                     [os.path.join(ROOT, "tests", "kit", "test_ccfork.py")])]
 
 
 def contracts_rows():

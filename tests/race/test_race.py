@@ -527,7 +527,8 @@ class Contract(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.TemporaryDirectory()
-        cc = os.environ.get("CC") or "clang"
+        # COMPILER_CACHE: make check's fork server of clang (tools/ccfork/)
+        cc = os.environ.get("COMPILER_CACHE", "").split() + [os.environ.get("CC") or "clang"]
         srcs = [os.path.relpath(f, ROOT) for f in
                 glob.glob(os.path.join(ROOT, "common", "*.c"))
                 + glob.glob(os.path.join(ROOT, "common", "race", "*", "*.c"))
@@ -536,13 +537,13 @@ class Contract(unittest.TestCase):
         for src in srcs:
             obj = os.path.join(cls.dir.name, src.replace(os.sep, "_") + ".o")
             jobs.append(subprocess.Popen(
-                [cc, "-std=gnu11", "-O0", "-pthread", "-Wall", "-Wextra", "-Werror",
+                cc + ["-std=gnu11", "-O0", "-pthread", "-Wall", "-Wextra", "-Werror",
                  "-Icommon", "-DCONFIG_RACE_HARNESS", "-c", src, "-o", obj], cwd=ROOT))
             if src.startswith(os.path.join("common", "race", "")):
                 cls.race_objs.append(obj)
         assert all(j.wait() == 0 for j in jobs), "compiling the refused binary failed"
         cls.refused = os.path.join(cls.dir.name, "race")
-        subprocess.run([cc, "-pthread", "-o", cls.refused]
+        subprocess.run(cc + ["-pthread", "-o", cls.refused]
                        + glob.glob(os.path.join(cls.dir.name, "*.o"))
                        + ["-lurcu-memb"], check=True)
 
