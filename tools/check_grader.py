@@ -246,7 +246,7 @@ def fixture_check(fx, build):
                 if sandbox.mode()[0] == "bwrap":
                     bad.append("%s was written by the code under test" % path)
         if fx.field("survivors") == "none":
-            left = fixtures.processes_of(impl.replace("/", "_"), grace=2.0)
+            left = fixtures.processes_of(impl.replace("/", "_"))
             if left:
                 bad.append("processes left behind: %s" % left)
                 for p in left:
@@ -600,7 +600,7 @@ def grade_all(build):
             if row.get("score") != score or text not in row.get(col, ""):
                 bad.append("%s: expected score %s and %r in %s, got %s" % (name, score, text,
                                                                            col, row))
-        left = fixtures.processes_of(marker, grace=2.0)
+        left = fixtures.processes_of(marker)
         if left:
             bad.append("processes left behind: %s" % left)
         if r.rc != 0:

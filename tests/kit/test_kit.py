@@ -197,6 +197,34 @@ class JailLimits(unittest.TestCase):
                 self.assertIn(name, cgroups)
 
 
+class ProcessGroup(unittest.TestCase):
+    def test_nothing_of_the_group_alive_when_run_returns(self):
+        """proc.run kills the command's process group and returns once
+        none of it is alive: three children left sleeping, none there."""
+        marker = "kit-proc-group-%d" % os.getpid()
+        code = ("import os, time\n"
+                "print(os.getpgid(0), flush=True)\n"
+                "for _ in range(3):\n"
+                "    if os.fork() == 0:\n"
+                "        time.sleep(300)\n")
+        r = proc.run([sys.executable, "-S", "-c", code, marker], 30)
+        group = int(r.out.split()[0])
+        self.assertEqual(proc._alive_in_group(group), [])
+        self.assertEqual([d for d in os.listdir("/proc") if d.isdigit() and
+                          _cmdline_has(d, marker)], [])
+
+    def test_alive_in_group_finds_the_living(self):
+        self.assertIn(os.getpid(), proc._alive_in_group(os.getpgid(0)))
+
+
+def _cmdline_has(pid, marker):
+    try:
+        with open("/proc/%s/cmdline" % pid, "rb") as f:
+            return marker.encode() in f.read()
+    except OSError:
+        return False
+
+
 class JailedCompiles(unittest.TestCase):
     CC = ["clang", "-O2", "-include", "x.h"]
 

@@ -27,7 +27,6 @@ instructor would) and checks every field.
 """
 import json
 import os
-import time
 import sys
 
 from . import ROOT, mutants, proc
@@ -108,21 +107,8 @@ def part(report, name):
     return None
 
 
-def processes_of(marker, grace=0.0):
-    """The pids of processes whose command line contains @marker, once
-    @grace seconds have passed or none is left: a process killed at the
-    end of its run is not left behind, though on a loaded machine it may
-    not have run its exit yet (two make checks on 2 cores: 6 of a
-    macro-bomb grade's, seen once)."""
-    deadline = time.monotonic() + grace
-    found = _processes_of(marker)
-    while found and time.monotonic() < deadline:
-        time.sleep(0.05)
-        found = _processes_of(marker)
-    return found
-
-
-def _processes_of(marker):
+def processes_of(marker):
+    """The pids of processes whose command line contains @marker."""
     found = []
     for pid in os.listdir("/proc"):
         if pid.isdigit() and int(pid) != os.getpid():

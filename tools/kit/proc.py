@@ -4,7 +4,9 @@ run() starts the command in a process group of its own, with CPU-time and
 core-dump limits, reads its output (stdout and stderr together) with a
 wall-clock deadline, keeps at most OUTPUT_CAP bytes of it (the first and the
 last halves), and kills the whole group when the deadline passes and again
-when the command ends, so that no process it started is left running.  It
+when the command ends, and returns once none of the group's processes is
+alive (a killed one may take a while to exit on a loaded machine), so
+that no process it started is left running.  It
 never waits on a pipe that an escaped grandchild holds open for longer than
 DRAIN seconds.  With a jail (kit.sandbox.Jail) the command runs inside its
 walls, under its limits, and every process of it is killed at the end.
@@ -130,6 +132,34 @@ def _kill_group(pid):
         pass
 
 
+def _alive_in_group(pgid):
+    """The processes of group @pgid that have not exited (zombies have)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/%s/stat" % name) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z" and int(fields[2]) == pgid:
+                found.append(int(name))
+    return found
+
+
+def _wait_group_gone(pgid):
+    """Wait, DRAIN seconds at most, until every process of group @pgid,
+    killed, has exited.  Nearly always there is none left to look for."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + DRAIN
+    while _alive_in_group(pgid) and time.monotonic() < deadline:
+        _kill_group(pgid)
+        time.sleep(0.005)
+
+
 class _Watch:
     """The deadline, and the jail's limits, of one run."""
 
@@ -212,6 +242,7 @@ def run(cmd, timeout, env=None, cwd=ROOT, cap=None, cpu=None, jail=None):
     p.stdout.close()
     w.end()
     p.wait()
+    _wait_group_gone(p.pid)
     return _result(p, out, start, w)
 
 
