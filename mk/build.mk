@@ -111,10 +111,11 @@ $(foreach g,build check,$(eval $(call deps_rule,$(g))))
 DEPS_BUILD := $(call DEPS_OK,build)
 
 # common/ and the kit's test harness: one object per variant, for all labs.
-# COMPILER_CACHE: a compiler cache (ccache) for the kit's own objects, which
-# every tree of the same kit compiles alike (COMPILER_CACHE=ccache make
-# check; not its default: tools/check.py says why).  Never for a student's
-# files: they compile in the jail.
+# COMPILER_CACHE: what runs the compiler for the kit's own objects and
+# links -- make check's fork server of clang (tools/ccfork/, its default),
+# or ccache (COMPILER_CACHE=ccache make check: tools/check.py says why that
+# is not the default).  Never for a student's files: they compile in the
+# jail.
 KIT_CC = $(strip $(COMPILER_CACHE) $(CC))
 
 # make check's fork server of the compiler (tools/ccfork/; tools/check.py

@@ -55,7 +55,7 @@ class Server(unittest.TestCase):
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-        cls.server = ccfork._server[0].pid
+        cls.server = ccfork.server_pid()
 
     @classmethod
     def tearDownClass(cls):

@@ -81,8 +81,8 @@ static int request(int s, int argc, char **argv)
 	if (!getcwd(cwd, sizeof(cwd)))
 		return -1;
 	n = strings(NULL, cwd, argc, argv, &rq.envc);
-	buf = malloc(n);
-	if (!buf || n > CCFORK_MAX_LEN)
+	buf = n <= CCFORK_MAX_LEN ? malloc(n) : NULL;
+	if (!buf)
 		return -1;
 	strings(buf, cwd, argc, argv, &rq.envc);
 	rq.len = n;
@@ -93,9 +93,9 @@ static int request(int s, int argc, char **argv)
 	cm->cmsg_len = CMSG_LEN(sizeof(fds));
 	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
 	if (sendmsg(s, &mh, 0) != sizeof(rq) || write(s, buf, n) != (ssize_t)n)
-		return -1;
+		n = 0;
 	free(buf);
-	return 0;
+	return n ? 0 : -1;
 }
 
 int main(int argc, char **argv)

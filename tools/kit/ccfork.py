@@ -55,6 +55,11 @@ def start(build, cc):
     return None
 
 
+def server_pid():
+    """The server's pid, or None if none runs."""
+    return _server[0].pid if _server else None
+
+
 def stop():
     """End the server, if one runs, and take it out of the environment."""
     global _server
