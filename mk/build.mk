@@ -160,8 +160,10 @@ $(BUILD)/common/race/common/race/%.o: common/race/%.c | $(DEPS_BUILD)
 # common/'s only: no tests/.  -S: no site-packages (the kit's Python uses
 # the standard library only), and none of their start-up at every compile.
 # One start compiles every file of a variant, in each configuration: a
-# jail each file, but one Python start (a third of a small compile's cost).
-JAIL_CC    = PYTHONPATH=tools $(PYTHON) -S -m kit.sandbox cc
+# jail each file, but one Python start (a third of a small compile's cost);
+# in a grade, the grade's jailed fork server of clang compiles them
+# (tools/kit/jailcc.py: KIT_JAILCC names it), which needs $(CCFORK).so.
+JAIL_CC    = PYTHONPATH=tools $(PYTHON) -S -m kit.jailcc cc
 lab_has_h  = $(filter %.h,$(LAB_$(1)_edit))
 lab_student_cflags = $(COMMON_CFLAGS) $(if $(call lab_has_h,$(1)),-I$(call lab_impl,$(1))) \
 	-I$(call lab_dir,$(1)) $(addprefix -Ilabs/,$(LAB_$(1)_include)) $(LAB_$(1)_cflags)
@@ -201,7 +203,7 @@ endef
 # beside its SMP one)
 define lab_code_rule
 $(call lab_code_objs,$(2),$(1)) $(foreach c,$(LAB_$(1)_configs),$(call lab_config_objs,$(2),$(1),$(c))) &: \
-		$(call lab_edit_c,$(1)) | $(DEPS_BUILD)
+		$(call lab_edit_c,$(1)) | $(DEPS_BUILD) $(CCFORK).so
 	@mkdir -p $(B)/$(2)/lab$(1)/obj $(foreach c,$(LAB_$(1)_configs),$(B)/$(2)/lab$(1)/obj-$(c))
 	$$(call quiet_each,CC,$(call lab_code_objs,$(2),$(1)) $(foreach c,$(LAB_$(1)_configs),$(call lab_config_objs,$(2),$(1),$(c))))$$(JAIL_CC) \
 		$(call lab_code_group,$(1),$(2),obj,) \

@@ -480,11 +480,14 @@ def tool_row(name, cmd):
 
 def kit_rows():
     """The grader's own readings, on fixed inputs (tests/kit/test_kit.py),
-    and make check's fork server of clang (tests/kit/test_ccfork.py)."""
+    make check's fork server of clang (tests/kit/test_ccfork.py), and a
+    grade's, in its jail (tests/kit/test_jailcc.py)."""
     return [tool_row("kit: Criterion messages, exercises graded by meaning, pre-check dumps",
                      [os.path.join(ROOT, "tests", "kit", "test_kit.py")]),
             tool_row("kit: a compile through the fork server is clang's own (ccfork)",
-                     [os.path.join(ROOT, "tests", "kit", "test_ccfork.py")])]
+                     [os.path.join(ROOT, "tests", "kit", "test_ccfork.py")]),
+            tool_row("kit: a grade's compiles share one jailed clang, walls and limits kept",
+                     [os.path.join(ROOT, "tests", "kit", "test_jailcc.py")])]
 
 
 def contracts_rows():

@@ -15,8 +15,10 @@
  * main() this library then never runs in the server itself: the hook of
  * __libc_start_main keeps main() for the children and serves the socket
  * instead.  Without CCFORK_SERVE, the compiler runs as always.  The server
- * ends with its parent (PR_SET_PDEATHSIG).  Only the kit's own objects go
- * through it (tools/kit/ccfork.py): a student's files compile in the jail.
+ * ends with its parent (PR_SET_PDEATHSIG).  make check's server compiles
+ * the kit's own objects (tools/kit/ccfork.py); a grade starts one inside
+ * its jail for the student's files (tools/kit/jailcc.py), whose limits
+ * each compile inherits.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -45,7 +45,7 @@ import hashlib
 import os
 import time
 
-from . import criterion, integrity, limits, precheck, race, sandbox, testsrc, tsan
+from . import criterion, integrity, jailcc, limits, precheck, race, sandbox, testsrc, tsan
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 CRASH, TIMEOUT, OOM, REFUSED, SKIPPED = "CRASH", "TIMEOUT", "OOM", "REFUSED", "SKIPPED"
@@ -537,7 +537,13 @@ def grade_lab(lab, parts=None, parents=True, check=True, build=False, first_fail
     @first_failure: a part stops at its first failing item (make
     check-catalogues' known-wrong rows, which ask only whether a part
     rejects; never a student's grade, which shows every failure).
+    Its compiles share one jail and one loaded clang (kit.jailcc).
     """
+    with jailcc.serving(lab):
+        return _grade_lab(lab, parts, parents, check, build, first_failure)
+
+
+def _grade_lab(lab, parts, parents, check, build, first_failure):
     if check:
         refusal = refused(lab, parts)
         if refusal:

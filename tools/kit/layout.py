@@ -83,10 +83,12 @@ class Lab:
         return os.path.join(ROOT, *parts)
 
     def make(self, targets, timeout=None):
-        """make @targets for this lab's tree, BUILD and hidden tests; the
+        """make @targets for this lab's tree, BUILD and hidden tests (and
+        make_env, kit.jailcc's server, in its environment); the
         kit.proc.Result."""
         return proc.make(["-s"] + list(targets), impl=self.impl, build=self.build_root,
-                         timeout=timeout, extra=_extra(self.extra_tests))
+                         timeout=timeout, extra=_extra(self.extra_tests),
+                         env_add=getattr(self, "make_env", None))
 
 
 def _extra(extra_tests):

@@ -370,12 +370,12 @@ def _units(lab, src, student):
     refused then, without a dump running to the time limit."""
     jobs = sorted(lab.compile.items())
     with ThreadPoolExecutor(max_workers=2) as pool:
-        pre = list(pool.map(lambda vc: scan_preprocessed(vc[1], src, student), jobs))
-        others = list(pool.map(lambda cc: scan_preprocessed(lab.compile["plain"], src,
-                                                            student, cc),
-                               _compilers(lab.compile["plain"])[1:]))
+        pre = list(pool.map(sandbox.carried(lambda vc: scan_preprocessed(vc[1], src, student)),
+                            jobs))
+        others = list(pool.map(sandbox.carried(lambda cc: scan_preprocessed(
+            lab.compile["plain"], src, student, cc)), _compilers(lab.compile["plain"])[1:]))
         base = pre[[v for v, _ in jobs].index("plain")]
-        dumps = {v: pool.submit(scan_tokens, v, cmd, src, student)
+        dumps = {v: pool.submit(sandbox.carried(scan_tokens), v, cmd, src, student)
                  for (v, cmd), unit in zip(jobs, pre)
                  if (v == "plain" or (not unit.stopped and unit.text != base.text))
                  and _needs_dump(unit)}
@@ -547,7 +547,7 @@ def scan_tokens(variant, cmd, src, student):
     """The _Unit of @src in @variant: clang -dump-tokens (where each token
     was spelled) and -MD (the files it read)."""
     rel = os.path.relpath(os.path.join(ROOT, src), ROOT)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=sandbox.scratch()) as tmp:
         deps = os.path.join(tmp, "deps")
         c = _compile(_token_flags(cmd) + ["-fsyntax-only", "-Xclang", "-dump-tokens",
                                           "-MD", "-MF", deps, src],
@@ -590,7 +590,7 @@ def scan_preprocessed(cmd, src, student, cc=None):
     and (-dD: each definition where it is made) the macros defined at the
     end of the file."""
     rel = os.path.relpath(os.path.join(ROOT, src), ROOT)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=sandbox.scratch()) as tmp:
         out, deps = os.path.join(tmp, "unit.i"), os.path.join(tmp, "deps")
         c = _compile(_token_flags(cmd, cc) + ["-E", "-dD", "-MD", "-MF", deps, "-o", out, src],
                      "%s -E" % rel)

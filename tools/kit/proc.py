@@ -290,8 +290,9 @@ def clean_env(**extra):
     return env
 
 
-def make(targets, impl=None, build=None, jobs=None, timeout=None, extra=()):
-    """Run make in the kit's root: make [-jN] [IMPL=] [BUILD=] EXTRA TARGETS."""
+def make(targets, impl=None, build=None, jobs=None, timeout=None, extra=(), env_add=None):
+    """Run make in the kit's root: make [-jN] [IMPL=] [BUILD=] EXTRA TARGETS,
+    with @env_add ({name: value}) added to its environment."""
     cmd = ["make", "--no-print-directory"]
     if jobs:
         cmd.append("-j%d" % jobs)
@@ -301,5 +302,6 @@ def make(targets, impl=None, build=None, jobs=None, timeout=None, extra=()):
         cmd.append("BUILD=" + build)
     env = clean_env()
     env.pop("IMPL", None)       # a row names its tree, or means the default
+    env.update(env_add or {})
     return run(cmd + list(extra) + list(targets), timeout or limits.MAKE_TIMEOUT,
                env=env, cpu=0)

@@ -38,7 +38,9 @@ the BUILD_* limits, and cuts every message about a file that is not the
 student's to that file's name: mk/build.mk compiles the students' files
 with it (python3 -m kit.sandbox cc --to DIR -- CC ARGS -c SOURCES..., a
 jail each source, one Python start for them all), and kit.precheck runs
-its preprocessor passes with it.
+its preprocessor passes with it.  Where a compile server is registered
+for the thread (serve_compiles(): kit.jailcc, one grade's jail and
+clang), compile() hands it every command it covers.
 
 Where bwrap cannot run (not installed, or no namespaces), the runs have the
 limits and the reaping but no walls: mode() says why in one line, and
@@ -63,6 +65,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from . import ROOT, limits, proc
@@ -805,6 +808,49 @@ _OUT_OF_MEMORY = re.compile(r"out of memory|cannot allocate|bad_alloc|virtual me
                             re.I)
 
 
+_served = threading.local()
+
+
+def serve_compiles(client):
+    """From now on, in this thread, compile() hands what @client covers to
+    its server (kit.jailcc; None: no server); the client before."""
+    before = getattr(_served, "client", None)
+    _served.client = client
+    return before
+
+
+def carried(fn):
+    """@fn, to be run in another thread (a pool's) with this thread's
+    compile server."""
+    client = getattr(_served, "client", None)
+
+    def run(*args):
+        before = serve_compiles(client)
+        try:
+            return fn(*args)
+        finally:
+            serve_compiles(before)
+    return run
+
+
+def scratch():
+    """The folder this thread's compile server writes (None: none), where
+    a compile's temporary outputs go (tempfile's dir=)."""
+    client = getattr(_served, "client", None)
+    return client.scratch if client else None
+
+
+def _served_compile(cmd, timeout, env, cap):
+    """@cmd's Result from this thread's compile server, or None (no server,
+    one that does not cover it, or does not answer)."""
+    client = getattr(_served, "client", None)
+    if not client or not client.covers(cmd):
+        return None
+    env = dict(env)
+    env.pop("KIT_EVIDENCE_TOKEN", None)
+    return client.compile(cmd, env, timeout, cap)
+
+
 def compile(cmd, own=None, timeout=None, cap=None):
     """Run compiler command @cmd (from the kit's root) jailed, under the
     BUILD_* limits; a Compiled.  @own: the student's folder (default: the
@@ -815,16 +861,20 @@ def compile(cmd, own=None, timeout=None, cap=None):
     see, write = _compiler_paths(cmd)
     if own is None:
         own = os.path.dirname((_sources(cmd) or ["./x"])[0]) or "."
-    jail = Jail(mem=limits.BUILD_MEM, procs=64, cpu=limits.BUILD_TIMEOUT,
-                see=see, write=write, fsize=limits.BUILD_FILE_LIMIT, lockdown=False)
-    if "memory" not in jail.cgroups.dirs:
-        jail.address_space = limits.BUILD_MEM       # a compiler has no sanitizer
-    r = proc.run(list(cmd), timeout or limits.BUILD_TIMEOUT, jail=jail,
-                 cap=cap or limits.BUILD_OUTPUT_CAP, env=proc.clean_env(LC_ALL="C"))
+    env = proc.clean_env(LC_ALL="C")
+    timeout, cap = timeout or limits.BUILD_TIMEOUT, cap or limits.BUILD_OUTPUT_CAP
+    r, by_address = _served_compile(cmd, timeout, env, cap), True
+    if r is None:
+        jail = Jail(mem=limits.BUILD_MEM, procs=64, cpu=limits.BUILD_TIMEOUT,
+                    see=see, write=write, fsize=limits.BUILD_FILE_LIMIT, lockdown=False)
+        if "memory" not in jail.cgroups.dirs:
+            jail.address_space = limits.BUILD_MEM       # a compiler has no sanitizer
+        by_address = bool(jail.address_space)
+        r = proc.run(list(cmd), timeout, jail=jail, cap=cap, env=env)
     limit = r.limit
     if not limit and r.signal == signal.SIGXFSZ:
         limit = "output"
-    if not limit and r.rc and jail.address_space and _OUT_OF_MEMORY.search(r.out):
+    if not limit and r.rc and by_address and _OUT_OF_MEMORY.search(r.out):
         limit = "memory"
     note = ""
     if limit:
