@@ -68,7 +68,8 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kit import ROOT, ccfork, criterion, grading, layout, limits, mutants, proc, rr, tsan  # noqa: E402
+from kit import (ROOT, ccfork, criterion, grading, jailcc, layout, limits,  # noqa: E402
+                 mutants, proc, rr, tsan)
 import check_grader  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
@@ -590,8 +591,9 @@ def prebuild(jobs, catalogues=False):
     (make kit-objs), common/'s tests, the solutions' and the skeleton's
     builds of every lab, the reproducer's binaries -- for @catalogues, the
     kit's objects and the solutions' builds alone (they make the test
-    objects every tree of a lab links).  None, or the failure (the rows
-    then build, and report, for themselves)."""
+    objects every tree of a lab links).  A tree's jailed compiles share
+    one jail and clang (kit.jailcc: the kit's own trees).  None, or the
+    failure (the rows then build, and report, for themselves)."""
     numbers = ["build-lab-%d" % lab.n for lab in layout.labs(build=BUILD)]
     steps = ((None, ["kit-objs", "build-common", "litmus-bin"]),
              ("solutions", numbers + ["race-bins"]),
@@ -599,7 +601,9 @@ def prebuild(jobs, catalogues=False):
     if catalogues:
         steps = ((None, ["kit-objs"]), ("solutions", numbers))
     for impl, targets in steps:
-        r = proc.make(targets, impl=impl, build=BUILD, jobs=jobs)
+        with jailcc.serving_labs(layout.labs(impl=impl, build=BUILD) if impl else []) as client:
+            r = proc.make(targets, impl=impl, build=BUILD, jobs=jobs,
+                          env_add=jailcc.env_of(client))
         if not r.ok:
             return "make %s%s: %s" % (" ".join(targets), " IMPL=" + impl if impl else "",
                                       r.status())

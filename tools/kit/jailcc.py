@@ -43,7 +43,7 @@ from . import ROOT, limits, proc, sandbox
 
 ENV = "KIT_JAILCC"
 VARIANTS = ("plain", "asan", "tsan", "race")
-START_TIMEOUT = 5.0
+START_TIMEOUT = 30.0      # s; a loaded machine may take seconds
 ENV_PROGRAM = shutil.which("env") or "/usr/bin/env"
 
 
@@ -169,10 +169,11 @@ def _answer(conn, rd, start, timeout, cap):
 
 
 class Server:
-    """The fork server of one grade of @lab, in its jail; start() it."""
+    """The fork server of the compiles of @labs (one grade's lab), in one
+    jail; start() it."""
 
-    def __init__(self, lab, preload, compiler):
-        self.lab, self.preload, self.compiler = lab, preload, compiler
+    def __init__(self, labs, preload, compiler):
+        self.labs, self.preload, self.compiler = labs, preload, compiler
         self.folder = tempfile.mkdtemp(prefix="jailcc.")
         self.client, self.popen = None, None
         self.jail = sandbox.Jail(mem=2 * limits.BUILD_MEM, procs=64, cpu=limits.BUILD_TIMEOUT,
@@ -181,19 +182,27 @@ class Server:
         self.jail.address_space = limits.BUILD_MEM      # each compile's, as it inherits it
 
     def _see(self):
+        """The folders the labs' compile commands read (-I, the sources'),
+        and the files their configurations' flags name (an -include)."""
         found = [os.path.dirname(self.preload)]
-        for v in VARIANTS:
-            cmd = self.lab.compile.get(v, "").split()
-            srcs = [os.path.join(self.lab.impl_dir, f) for f in self.lab.edit if f.endswith(".c")]
+        for lab, v in ((lab, v) for lab in self.labs for v in VARIANTS):
+            cmd = lab.compile.get(v, "").split()
+            srcs = [os.path.join(lab.impl_dir, f) for f in lab.edit if f.endswith(".c")]
             found += sandbox._compiler_paths(cmd + ["-c"] + srcs)[0]
-        return sorted({p for p in found if os.path.isdir(os.path.join(ROOT, p))})
+            found += [a for flags in lab.config.values() for a in flags.split()
+                      if "/" in a and os.path.isfile(os.path.join(ROOT, a))]
+        return sorted({p for p in found if os.path.exists(os.path.join(ROOT, p))})
 
     def _write(self):
+        """The variants' object folders, one per configuration too
+        (mk/build.mk's lab_code_objs, lab_config_objs), made now: a jail's
+        view is fixed at its start."""
         found = []
-        for v in VARIANTS:
-            d = os.path.join(self.lab.build, v, "lab%d" % self.lab.n, "obj")
-            os.makedirs(os.path.join(ROOT, d), exist_ok=True)
-            found.append(d)
+        for lab, v in ((lab, v) for lab in self.labs for v in VARIANTS):
+            for obj in ["obj"] + ["obj-" + c for c in lab.config]:
+                d = os.path.join(lab.build, v, "lab%d" % lab.n, obj)
+                os.makedirs(os.path.join(ROOT, d), exist_ok=True)
+                found.append(d)
         return found
 
     def start(self):
@@ -231,7 +240,14 @@ class Server:
         kit.proc.DRAIN s) until none of them is left, its namespace's
         init included (it ends as our child: sandbox.reap_namespace_inits);
         remove its folder."""
-        pids = self.jail.members()
+        pids = set(self.jail.members())         # its cgroup's, and the tree below
+        if self.popen:                          # (one not in the cgroup yet)
+            pids |= set(sandbox._below([self.popen.pid], sandbox._children()))
+        for p in pids:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         self.jail.finish()
         if self.popen:
             self.popen.wait()
@@ -256,28 +272,42 @@ def serving(lab):
     this thread, the makes lab.make() runs) go to a server in one jail,
     where one can start: @lab's compiler is clang and the library is
     built.  KIT_JAILCC=none: never."""
-    cc = (lab.compile.get("plain") or "").split()[:1]
+    with serving_labs([lab]) as client:
+        if not client:
+            yield None
+            return
+        before = sandbox.serve_compiles(client)
+        lab.make_env = env_of(client)
+        try:
+            yield client
+        finally:
+            lab.make_env = {}
+            sandbox.serve_compiles(before)
+
+
+@contextlib.contextmanager
+def serving_labs(labs):
+    """The Client of one server for the compiles of @labs (one tree's), for
+    the length of the block, or None where none can start; a make finds
+    it in env_of(client).  For a student's tree, one lab: serving()."""
+    cc = (labs[0].compile.get("plain") or "").split()[:1] if labs else []
     exe = shutil.which(cc[0]) if cc else None
-    lib = preload(lab)
+    lib = preload(labs[0]) if labs else None
     if os.environ.get(ENV) == "none" or not exe or not lib or \
             not os.path.basename(os.path.realpath(exe)).startswith("clang"):
         yield None
         return
-    server = Server(lab, lib, os.path.realpath(exe))
+    server = Server(labs, lib, os.path.realpath(exe))
     try:
-        why = server.start()
-        if why:
-            yield None
-            return
-        before = sandbox.serve_compiles(server.client)
-        lab.make_env = {ENV: server.client.to_env()}
-        try:
-            yield server.client
-        finally:
-            lab.make_env = {}
-            sandbox.serve_compiles(before)
+        yield None if server.start() else server.client
     finally:
         server.stop()
+
+
+def env_of(client):
+    """What a make's environment needs to send its compiles to @client's
+    server ({} for None)."""
+    return {ENV: client.to_env()} if client else {}
 
 
 def main(argv):

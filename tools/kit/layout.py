@@ -57,6 +57,8 @@ class Lab:
                            beyond kit_symbols (the pre-build check)
     objs                   the plain objects of the student's files
     compile                {variant: the compiler command, without the file}
+    config                 {configuration: the flags it adds} (lab.configs:
+                           the edited files built once more with each)
     bins                   {"unit-plain": path, "unit-asan": path,
                             "tsan": [paths], "race": path or ""}
     """
@@ -114,7 +116,7 @@ def manifest(text):
         if len(fields) != 3 or not fields[0].isdigit():
             continue
         n, key, value = int(fields[0]), fields[1], fields[2]
-        d = labs.setdefault(n, dict(n=n, exercises=[], hints={}, compile={}, bins={}))
+        d = labs.setdefault(n, dict(n=n, exercises=[], hints={}, compile={}, config={}, bins={}))
         if key in _WORDS:
             d[key] = value.split()
         elif key in _MAPS:
@@ -124,9 +126,9 @@ def manifest(text):
         elif key == "hint":
             name, _, text = value.partition(" ")
             d["hints"][name] = text
-        elif key == "compile":
-            variant, _, command = value.partition(" ")
-            d["compile"][variant] = command
+        elif key in ("compile", "config"):
+            name, _, flags = value.partition(" ")
+            d.setdefault(key, {})[name] = flags
         elif key == "bin":
             part, _, paths = value.partition(" ")
             d["bins"][part] = paths.split() if part == "tsan" else paths.strip()
