@@ -17,6 +17,8 @@
   * a jailed command starts under its jail's rlimits and in its cgroups,
     whether prlimit and a shell set them (Jail.launcher) or a forked
     child does (where prlimit is missing);
+  * fixtures.processes_of finds this checkout's processes, not those of a
+    make check beside it in another clone that name the same path;
   * the jailed compiler's command line (mk/build.mk's JAIL_CC): a command
     for each source of each group, its object in the group's folder, the
     first that fails the last that runs.
@@ -24,12 +26,14 @@ Standard library only.
 """
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-from kit import criterion, layout, precheck, proc, race, sandbox  # noqa: E402
+from kit import criterion, fixtures, layout, precheck, proc, race, sandbox  # noqa: E402
 
 UAF = ("use-after-free: kref_get.%s on obj#1 (cache_obj, 16 bytes, +0, %s) freed by T2 "
        "at step 14 in cache_obj_release (labs/lab1-kref/cache_given.c:33)")
@@ -215,6 +219,31 @@ class ProcessGroup(unittest.TestCase):
 
     def test_alive_in_group_finds_the_living(self):
         self.assertIn(os.getpid(), proc._alive_in_group(os.getpgid(0)))
+
+
+class ProcessesOf(unittest.TestCase):
+    """fixtures.processes_of: the leftovers of this checkout, not the
+    processes of another clone's make check that name the same relative
+    path."""
+
+    def test_this_checkout_only(self):
+        marker = "build/kit-processes-of-%d" % os.getpid()
+        wait = [sys.executable, "-S", "-c", "import time; time.sleep(30)", marker]
+        here = subprocess.Popen(wait, cwd=fixtures.ROOT)
+        with tempfile.TemporaryDirectory() as elsewhere:
+            there = subprocess.Popen(wait, cwd=elsewhere)
+            try:
+                for p in (here, there):     # its command line once it runs
+                    for _ in range(500):
+                        if _cmdline_has(str(p.pid), marker):
+                            break
+                        time.sleep(0.01)
+                found = fixtures.processes_of(marker)
+            finally:
+                for p in (here, there):
+                    p.kill()
+                    p.wait()
+        self.assertEqual(found, [here.pid])
 
 
 def _cmdline_has(pid, marker):

@@ -108,14 +108,35 @@ def part(report, name):
 
 
 def processes_of(marker):
-    """The pids of processes whose command line contains @marker."""
+    """The pids of this checkout's processes (_ours) whose command line
+    contains @marker.  A marker is a path relative to the kit's root, the
+    same in another checkout: the processes of a make check running beside
+    this one in another clone are not this one's leftovers."""
     found = []
     for pid in os.listdir("/proc"):
         if pid.isdigit() and int(pid) != os.getpid():
             try:
                 with open("/proc/%s/cmdline" % pid, "rb") as f:
-                    if marker.encode() in f.read():
-                        found.append(int(pid))
+                    cmd = f.read()
             except OSError:
-                pass
+                continue
+            if marker.encode() in cmd and _ours(pid, cmd):
+                found.append(int(pid))
     return found
+
+
+def _ours(pid, cmd):
+    """Whether process @pid (command line @cmd) is this checkout's: it names
+    the kit's root, or works or runs from there (a jailed process sees the
+    kit's paths where they are)."""
+    roots = {ROOT, os.path.realpath(ROOT)}
+    if any(r.encode() + b"/" in cmd for r in roots):
+        return True
+    for link in ("cwd", "exe"):
+        try:
+            where = os.readlink("/proc/%s/%s" % (pid, link))
+        except OSError:
+            continue
+        if any(where == r or where.startswith(r + os.sep) for r in roots):
+            return True
+    return False
