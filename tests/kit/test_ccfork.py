@@ -38,6 +38,39 @@ def ppid(pid):
         return int(f.read().rsplit(")", 1)[1].split()[1])
 
 
+def stand_in(sock, status, say=b""):
+    """A stand-in server on @sock: one request read (got["req"], its
+    fields; got["fds"], how many files came with it; got["body"]), @say
+    written to the standard error it sent, @status answered; (got, the
+    thread serving)."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(sock)
+    s.listen(1)
+    got = {}
+
+    def serve():
+        c, _ = s.accept()
+        msg, anc, _, _ = c.recvmsg(REQ.size, socket.CMSG_SPACE(3 * 4))
+        got["req"] = REQ.unpack(msg)
+        got["fds"] = len(anc[0][2]) // 4 if anc else 0
+        for _, _, data in anc:
+            fds = struct.unpack("=%di" % (len(data) // 4), data)
+            if say and len(fds) == 3:
+                os.write(fds[2], say)
+            for fd in fds:
+                os.close(fd)
+        body = b""
+        while len(body) < got["req"][0]:
+            body += c.recv(65536)
+        got["body"] = body
+        c.sendall(struct.pack("=i", status))
+        c.close()
+        s.close()
+    t = threading.Thread(target=serve)
+    t.start()
+    return got, t
+
+
 class Server(unittest.TestCase):
     """The real server, started as make check starts it."""
 
@@ -154,29 +187,7 @@ class Client(unittest.TestCase):
 
     def serve_once(self, status):
         """A stand-in server: one request read, @status answered."""
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.bind(self.sock)
-        s.listen(1)
-        got = {}
-
-        def serve():
-            c, _ = s.accept()
-            msg, anc, _, _ = c.recvmsg(REQ.size, socket.CMSG_SPACE(3 * 4))
-            got["req"] = REQ.unpack(msg)
-            got["fds"] = len(anc[0][2]) // 4 if anc else 0
-            for _, _, data in anc:
-                for fd in struct.unpack("=%di" % (len(data) // 4), data):
-                    os.close(fd)
-            body = b""
-            while len(body) < got["req"][0]:
-                body += c.recv(65536)
-            got["body"] = body
-            c.sendall(struct.pack("=i", status))
-            c.close()
-            s.close()
-        t = threading.Thread(target=serve)
-        t.start()
-        return got, t
+        return stand_in(self.sock, status)
 
     def run_client(self, cc, *args, **env):
         e = dict(os.environ, CCFORK_SOCKET=self.sock, CCFORK_CC="clang", **env)

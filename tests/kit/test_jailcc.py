@@ -22,19 +22,17 @@ Standard library only.
 import json
 import os
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import unittest
 
 ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from kit import jailcc, layout, limits, proc, sandbox  # noqa: E402
+from kit import fixtures, jailcc, layout, limits, proc, sandbox  # noqa: E402
+from test_ccfork import stand_in  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
-REQ = struct.Struct("=IIII")    # tools/ccfork/ccfork.h's struct ccfork_req
 
 
 def setUpModule():
@@ -143,16 +141,12 @@ class Walls(unittest.TestCase):
     def test_nothing_left(self):
         with jailcc.serving(LAB) as client:
             sock, folder = client.sock, client.scratch
-            jail_pids = [p for p in _pids() if _in_folder(p, folder)]
+            jail_pids = fixtures.processes_of(folder)
             self.assertTrue(jail_pids, "no process of the server found")
         self.assertFalse(os.path.exists(folder))
         self.assertFalse([(p, _state(p)) for p in jail_pids if os.path.exists("/proc/%d" % p)])
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             self.assertRaises(OSError, s.connect, sock)
-
-
-def _pids():
-    return [int(d) for d in os.listdir("/proc") if d.isdigit()]
 
 
 def _state(pid):
@@ -163,41 +157,13 @@ def _state(pid):
         return "gone"
 
 
-def _in_folder(pid, folder):
-    try:
-        with open("/proc/%d/cmdline" % pid, "rb") as f:
-            return folder.encode() in f.read()
-    except OSError:
-        return False
-
-
 class JailCc(unittest.TestCase):
     """mk/build.mk's JAIL_CC, against a stand-in server."""
 
     def test_sends_to_the_server(self):
         with tempfile.TemporaryDirectory() as tmp:
             sock = os.path.join(tmp, "socket")
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.bind(sock)
-            s.listen(1)
-            got = {}
-
-            def serve():
-                c, _ = s.accept()
-                msg, anc, _, _ = c.recvmsg(REQ.size, socket.CMSG_SPACE(3 * 4))
-                got["req"] = REQ.unpack(msg)
-                fds = struct.unpack("=3i", anc[0][2])
-                os.write(fds[2], b"served\n")
-                for fd in fds:
-                    os.close(fd)
-                body = b""
-                while len(body) < got["req"][0]:
-                    body += c.recv(65536)
-                got["body"] = body.split(b"\0")
-                c.sendall(struct.pack("=i", 0))
-                c.close()
-            t = threading.Thread(target=serve)
-            t.start()
+            got, t = stand_in(sock, 0, say=b"served\n")
             clang = os.path.realpath(subprocess.check_output(["which", "clang"]).decode().strip())
             src = [os.path.join(LAB.impl_dir, f) for f in LAB.edit if f.endswith(".c")][0]
             env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tools"),
@@ -207,11 +173,10 @@ class JailCc(unittest.TestCase):
                                 "--", "clang", "-O2", "-c", src], cwd=ROOT, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
             t.join(10)
-            s.close()
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn(b"served", r.stdout)
         argc = got["req"][1]
-        self.assertEqual(got["body"][1:1 + argc],
+        self.assertEqual(got["body"].split(b"\0")[1:1 + argc],
                          [b"clang", b"-O2", b"-c", src.encode(), b"-o",
                           os.path.join(tmp, os.path.basename(src)[:-2] + ".o").encode()])
 
