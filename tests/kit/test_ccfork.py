@@ -66,7 +66,7 @@ def stand_in(sock, status, say=b""):
         c.sendall(struct.pack("=i", status))
         c.close()
         s.close()
-    t = threading.Thread(target=serve)
+    t = threading.Thread(target=serve, daemon=True)   # a client that never came: fail, not hang
     t.start()
     return got, t
 

@@ -68,7 +68,9 @@ class Served(unittest.TestCase):
             self.assertIsNotNone(client, "no server started")
             self.assertTrue(client.covers(cmd_of("served")))
             served = sandbox.compile(cmd_of("served"))
-        return served, sandbox.compile(cmd_of("jailed"))
+        jailed = sandbox.compile(cmd_of("jailed"))
+        self.assertEqual((served.served, jailed.served), (True, False))
+        return served, jailed
 
     def test_the_same_object(self):
         served, jailed = self.both(lambda t: self.flags + ["-c", self.src, "-o", self.out(t)])
@@ -90,6 +92,7 @@ class Served(unittest.TestCase):
             self.assertFalse(client.covers(cmd))
             c = sandbox.compile(cmd)
         self.assertTrue(c.ok, c.out)
+        self.assertFalse(c.served)
 
     def test_another_compiler_is_not_served(self):
         with jailcc.serving(LAB) as client:
@@ -111,6 +114,7 @@ class Walls(unittest.TestCase):
         with jailcc.serving(LAB) as client:
             src = self.scratch_source(client, '#include "%s"\n' % secret)
             c = sandbox.compile(["clang", "-fsyntax-only", src])
+        self.assertTrue(c.served)
         self.assertFalse(c.ok)
         self.assertIn("file not found", c.out)
 
@@ -133,6 +137,7 @@ class Walls(unittest.TestCase):
                 after = sandbox.compile(["clang", "-c", small, "-o", small[:-2] + ".o"])
         finally:
             limits.BUILD_TIMEOUT, limits.BUILD_FILE_LIMIT = saved
+        self.assertEqual([c.served for c in (slow, large, after)], [True] * 3)
         self.assertIn(slow.limit, ("CPU time", "wall time"), slow.out)
         self.assertIn("over the build's", slow.out)
         self.assertEqual(large.limit, "output", large.out)

@@ -23,19 +23,32 @@ from . import ROOT, proc
 _server = None
 
 
+def clang(cc):
+    """The real path of compiler @cc if it is clang (the server's only
+    compiler), else None."""
+    path = shutil.which(cc) if cc else None
+    real = os.path.realpath(path) if path else None
+    return real if real and os.path.basename(real).startswith("clang") else None
+
+
+def library(build):
+    """The server's library (make ccfork) for BUILD @build: its path."""
+    return os.path.join(ROOT, build, "ccfork", "ccfork.so")
+
+
 def start(build, cc):
     """Start the server for compiler @cc (BUILD @build); None, or why not."""
     global _server
     path = shutil.which(cc)
-    if not path or not os.path.basename(os.path.realpath(path)).startswith("clang"):
+    if not clang(cc):
         return "CC=%s is not clang" % cc
     r = proc.make(["ccfork"], build=build)
     if not r.ok:
         return "make ccfork: " + r.status()
-    out = os.path.join(ROOT, build, "ccfork")
+    out = os.path.dirname(library(build))
     folder = tempfile.mkdtemp(prefix="ccfork.")
     sock = os.path.join(folder, "socket")
-    env = dict(os.environ, CCFORK_SERVE=sock, LD_PRELOAD=os.path.join(out, "ccfork.so"))
+    env = dict(os.environ, CCFORK_SERVE=sock, LD_PRELOAD=library(build))
     with open(os.path.join(folder, "errors"), "w+") as errors:
         server = subprocess.Popen([path], env=env, stdin=subprocess.DEVNULL,
                                   stdout=subprocess.DEVNULL, stderr=errors)

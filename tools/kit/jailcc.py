@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 
-from . import ROOT, limits, proc, sandbox
+from . import ROOT, ccfork, limits, proc, sandbox
 
 ENV = "KIT_JAILCC"
 VARIANTS = ("plain", "asan", "tsan", "race")
@@ -185,10 +185,11 @@ class Server:
         """The folders the labs' compile commands read (-I, the sources'),
         and the files their configurations' flags name (an -include)."""
         found = [os.path.dirname(self.preload)]
-        for lab, v in ((lab, v) for lab in self.labs for v in VARIANTS):
-            cmd = lab.compile.get(v, "").split()
+        for lab in self.labs:
             srcs = [os.path.join(lab.impl_dir, f) for f in lab.edit if f.endswith(".c")]
-            found += sandbox._compiler_paths(cmd + ["-c"] + srcs)[0]
+            for v in VARIANTS:
+                cmd = lab.compile.get(v, "").split()
+                found += sandbox._compiler_paths(cmd + ["-c"] + srcs)[0]
             found += [a for flags in lab.config.values() for a in flags.split()
                       if "/" in a and os.path.isfile(os.path.join(ROOT, a))]
         return sorted({p for p in found if os.path.exists(os.path.join(ROOT, p))})
@@ -259,13 +260,6 @@ class Server:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def preload(lab):
-    """tools/ccfork's library for @lab's BUILD, or None where it is not
-    built (make ccfork; mk/build.mk builds it before a student's files)."""
-    path = os.path.join(ROOT, lab.build_root, "ccfork", "ccfork.so")
-    return path if os.path.isfile(path) else None
-
-
 @contextlib.contextmanager
 def serving(lab):
     """For the length of the block, @lab's compiles (kit.sandbox.compile in
@@ -290,14 +284,15 @@ def serving_labs(labs):
     """The Client of one server for the compiles of @labs (one tree's), for
     the length of the block, or None where none can start; a make finds
     it in env_of(client).  For a student's tree, one lab: serving()."""
-    cc = (labs[0].compile.get("plain") or "").split()[:1] if labs else []
-    exe = shutil.which(cc[0]) if cc else None
-    lib = preload(labs[0]) if labs else None
-    if os.environ.get(ENV) == "none" or not exe or not lib or \
-            not os.path.basename(os.path.realpath(exe)).startswith("clang"):
+    cc = ((labs[0].compile.get("plain") or "").split() or [None])[0] if labs else None
+    compiler = ccfork.clang(cc)
+    lib = ccfork.library(labs[0].build_root) if labs else None
+    # no library where make ccfork has not run (mk/build.mk builds it
+    # before a student's files): the compiles then jail themselves
+    if os.environ.get(ENV) == "none" or not compiler or not os.path.isfile(lib):
         yield None
         return
-    server = Server(labs, lib, os.path.realpath(exe))
+    server = Server(labs, lib, compiler)
     try:
         yield None if server.start() else server.client
     finally:

@@ -61,7 +61,10 @@ class Lab:
                            the edited files built once more with each)
     bins                   {"unit-plain": path, "unit-asan": path,
                             "tsan": [paths], "race": path or ""}
+    make_env               what make() adds to make's environment (a
+                           grade's compile server: kit.jailcc.serving)
     """
+    make_env = {}
 
     def __init__(self, d):
         self.__dict__.update(d)
@@ -90,7 +93,7 @@ class Lab:
         kit.proc.Result."""
         return proc.make(["-s"] + list(targets), impl=self.impl, build=self.build_root,
                          timeout=timeout, extra=_extra(self.extra_tests),
-                         env_add=getattr(self, "make_env", None))
+                         env_add=self.make_env)
 
 
 def _extra(extra_tests):
@@ -128,7 +131,7 @@ def manifest(text):
             d["hints"][name] = text
         elif key in ("compile", "config"):
             name, _, flags = value.partition(" ")
-            d.setdefault(key, {})[name] = flags
+            d[key][name] = flags
         elif key == "bin":
             part, _, paths = value.partition(" ")
             d["bins"][part] = paths.split() if part == "tsan" else paths.strip()

@@ -735,10 +735,11 @@ class Compiled:
     the student's folder only the file; cut when first read, so a pass
     whose output is read raw -- a token dump -- never pays for it), limit
     (None, "wall time", "CPU time", "memory", "output": the limit that
-    ended it), result (kit.proc's)."""
+    ended it), result (kit.proc's), served (a compile server ran it:
+    kit.jailcc)."""
 
-    def __init__(self, rc, own, note, limit, result):
-        self.rc, self.limit, self.result = rc, limit, result
+    def __init__(self, rc, own, note, limit, result, served=False):
+        self.rc, self.limit, self.result, self.served = rc, limit, result, served
         self._own, self._note, self._out = own, note, None
 
     @property
@@ -864,7 +865,8 @@ def compile(cmd, own=None, timeout=None, cap=None):
     env = proc.clean_env(LC_ALL="C")
     timeout, cap = timeout or limits.BUILD_TIMEOUT, cap or limits.BUILD_OUTPUT_CAP
     r, by_address = _served_compile(cmd, timeout, env, cap), True
-    if r is None:
+    served = r is not None
+    if not served:
         jail = Jail(mem=limits.BUILD_MEM, procs=64, cpu=limits.BUILD_TIMEOUT,
                     see=see, write=write, fsize=limits.BUILD_FILE_LIMIT, lockdown=False)
         if "memory" not in jail.cgroups.dirs:
@@ -882,7 +884,8 @@ def compile(cmd, own=None, timeout=None, cap=None):
             limit, _build_setting(limit))
     elif r.error:
         note = r.error + "\n"
-    return Compiled(r.rc if not limit and r.rc is not None else 1, own, note, limit, r)
+    return Compiled(r.rc if not limit and r.rc is not None else 1, own, note, limit, r,
+                    served)
 
 
 def _build_setting(limit):
