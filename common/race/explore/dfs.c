@@ -165,13 +165,17 @@ static struct dfs_choice *push(void)
 }
 
 /* The default among the threads not asleep: the current one, else the
- * lowest; -1 if every one sleeps. */
-static int awake_default(const struct race_choice *c, unsigned int asleep)
+ * lowest, a drowsy one last; -1 if every one sleeps. */
+static int awake_default(const struct race_choice *c, unsigned int asleep,
+			 unsigned int drowsy)
 {
 	int i = race_default_pick(c);
 
-	if (!(asleep & (1u << c->ids[i])))
+	if (!((asleep | drowsy) & (1u << c->ids[i])))
 		return i;
+	for (i = 0; i < c->nr; i++)
+		if (!((asleep | drowsy) & (1u << c->ids[i])))
+			return i;
 	for (i = 0; i < c->nr; i++)
 		if (!(asleep & (1u << c->ids[i])))
 			return i;
@@ -197,7 +201,9 @@ static int dfs_pick(const struct race_choice *c)
 		race_dpor_chose(pos++, c, c->ids[d->idx], false);
 		return d->idx;
 	}
-	i = awake_default(c, race_dpor_reduce ? race_dpor_asleep_now(c) : 0);
+	i = race_dpor_reduce ? awake_default(c, race_dpor_asleep_now(c),
+					     race_dpor_drowsy_now())
+			     : race_default_pick(c);
 	if (i < 0) {			/* redundant from here on */
 		i = race_default_pick(c);
 		race_dpor_chose(-1, c, c->ids[i], false);

@@ -141,12 +141,17 @@ struct node {
 	unsigned int runnable;		/* threads runnable there (bit: id) */
 	unsigned int want;		/* threads dfs must also try there */
 	unsigned int sleep;		/* threads asleep there (bit: id) */
+	unsigned int drowsy;		/* threads drowsy there (bit: id) */
+	long since[NSLOT];		/*   from which step (drowsy_add) */
+	int runner;			/* a drowsy thread's run, -1: none */
+	long run_since, run_from;	/*   (struct run) */
 	unsigned int done;		/* threads explored there before */
 	int from;			/* the thread that stopped there */
 	bool from_runnable;		/*   could go on: others preempt it */
-	struct fpset sfp[NSLOT];	/* the steps of those asleep */
+	struct fpset sfp[NSLOT];	/* the steps of those asleep, drowsy */
 	struct fpset dfp[NSLOT];	/* the steps of those explored */
 	bool dafter[NSLOT];		/* runnable after them */
+	bool dwhole[NSLOT];		/* dfp: their whole run (whole_run) */
 };
 
 bool race_dpor, race_dpor_reduce;
@@ -162,13 +167,40 @@ static struct fpset pending[NSLOT];
 static bool has_pending[NSLOT];
 static struct clock pend_join[NSLOT];	/* dependent steps before it */
 static long last[NSLOT];		/* its last step */
+static bool finished[NSLOT];		/* it returned */
 static unsigned int count[NSLOT];
 /* The RCU thread's queue: the step of each call_rcu; queued, invoked. */
 static long call_step[RING], calls, invokes;
 /* The sleep set of the execution now, and whether it blocked it. */
 static unsigned int sleep_now;
-static struct fpset sleep_fp[NSLOT];
+static struct fpset sleep_fp[NSLOT];	/* a sleeping or drowsy thread's step */
 static bool blocked;
+/*
+ * The threads drowsy now (bit: id): each may run, but an execution that
+ * runs it is redundant unless its run turns dependent (drowsy_add); since:
+ * the first step of the others that its run must commute with.
+ */
+static unsigned int drowsy_now;
+static long since_now[NSLOT];
+/*
+ * A drowsy thread chosen: while each step of its run commutes with every
+ * step of the others from @since to @from (its run's first step), no
+ * other thread is chosen, and its end makes the execution redundant.
+ */
+static struct run {
+	int thread;			/* -1: none */
+	long since, from;
+} run = { -1, 0, 0 };
+/*
+ * The pending steps of the threads switched away from while they waited
+ * (a lock), and where: a run must commute with them too.
+ */
+struct waited {
+	long pos;			/* nr_ev then */
+	struct fpset fp;
+};
+static struct waited *waits;
+static long nr_waits, cap_waits;
 static bool next_lifted;		/* the step chosen last is a lifted one */
 static unsigned long long *classes;
 /*
@@ -230,10 +262,25 @@ static bool rcu_dependent(const struct fp *a, const struct fp *b)
 	return false;
 }
 
-/* Whether two footprints touch a byte in common (size 0: the one at addr,
- * a point's access; a plain access's or copy's size otherwise). */
+/* Whether @f lies anywhere the slab may hand out (relocate). */
+static bool anywhere(const struct fp *f)
+{
+	return !f->addr && f->size == SIZE_MAX;
+}
+
+/*
+ * Whether two footprints touch a byte in common (size 0: the one at addr,
+ * a point's access; a plain access's or copy's size otherwise).  What
+ * lies anywhere is memory the slab may hand out: not an object that lives
+ * now -- a sleeper's allocation, or its access to an object it allocated,
+ * lands elsewhere: no allocation or free ran since it was put to sleep
+ * (that would have woken it), so the object lived then too.
+ */
 static bool overlap(const struct fp *a, const struct fp *b)
 {
+	if ((anywhere(a) && b->obj && race_obj_live(b->obj)) ||
+	    (anywhere(b) && a->obj && race_obj_live(a->obj)))
+		return false;
 	return a->addr < b->addr + (b->size ? b->size : 1) &&
 	       b->addr < a->addr + (a->size ? a->size : 1);
 }
@@ -382,10 +429,14 @@ void race_dpor_reset(void)
 	cur_node = -1;
 	calls = invokes = 0;
 	sleep_now = 0;
+	drowsy_now = 0;
+	run.thread = -1;
+	nr_waits = 0;
 	blocked = false;
 	next_lifted = false;
 	for (i = 0; i < NSLOT; i++) {
 		has_pending[i] = false;
+		finished[i] = false;
 		last[i] = -1;
 		count[i] = 0;
 		memset(&pend_join[i], 0, sizeof(pend_join[i]));
@@ -407,6 +458,20 @@ static struct clock last_clock(int id)
 	return last[id] >= 0 ? ev[last[id]].clk : zero;
 }
 
+/* The threads a run leaves asleep: every one but its own. */
+static unsigned int run_asleep(const struct run *r)
+{
+	return r->thread >= 0 ? ~(1u << r->thread) : 0;
+}
+
+/* The threads never chosen at choice @n (bit: id). */
+static unsigned int node_asleep(const struct node *n)
+{
+	struct run r = { n->runner, n->run_since, n->run_from };
+
+	return n->sleep | run_asleep(&r);
+}
+
 /*
  * One of the threads @q must also be tried at choice @node (every
  * runnable thread, if none is runnable there), unless one of them is
@@ -424,7 +489,7 @@ static void want(long node, unsigned int q)
 		return;
 	}
 	q &= n->runnable;
-	if (q & (n->want | n->done | cur | n->sleep))
+	if (q & (n->want | n->done | cur | node_asleep(n)))
 		return;
 	n->want |= 1u << __builtin_ctz(q);
 }
@@ -595,8 +660,11 @@ static void against_pending(long i, const struct fpset *f)
 	int p;
 
 	for (p = 1; p < NSLOT; p++)
-		if ((sleep_now & (1u << p)) && dependent_set(f, &sleep_fp[p]))
+		if (((sleep_now | drowsy_now) & (1u << p)) &&
+		    dependent_set(f, &sleep_fp[p])) {
 			sleep_now &= ~(1u << p);
+			drowsy_now &= ~(1u << p);
+		}
 	for (p = 1; p <= race_nr_slots(); p++) {
 		if (p == ev[i].thread || !pending_now(p) ||
 		    !dependent_set(f, &pending[p]))
@@ -634,6 +702,39 @@ static void finish_step(const struct race_thread *t)
 	fp_merge(&e->fp, &f);
 }
 
+/* Whether step @i commutes with every step of the others in the run's
+ * window (from run.since up to its first step). */
+static bool run_commutes(long i)
+{
+	long j;
+
+	for (j = run.since; j < run.from; j++)
+		if (ev[j].thread != ev[i].thread &&
+		    dependent_set(&ev[j].fp, &ev[i].fp))
+			return false;
+	for (j = 0; j < nr_waits; j++)
+		if (waits[j].pos >= run.since && waits[j].pos < run.from &&
+		    dependent_set(&waits[j].fp, &ev[i].fp))
+			return false;
+	return true;
+}
+
+/*
+ * The runner @id's last step is complete (what it touched is known): if
+ * it does not commute with the window, the run is over and every thread
+ * may be chosen again; if it does and @id has @finished, the execution is
+ * redundant (drowsy_add says why).
+ */
+static void run_step_done(int id, bool finished)
+{
+	if (run.thread != id || blocked || last[id] < run.from)
+		return;
+	if (!run_commutes(last[id]))
+		run.thread = -1;
+	else if (finished)
+		blocked = true;
+}
+
 /** race_dpor_arrive - thread @t is at a point: its pending step */
 void race_dpor_arrive(struct race_thread *t)
 {
@@ -644,6 +745,7 @@ void race_dpor_arrive(struct race_thread *t)
 	if (!race_dpor)
 		return;
 	finish_step(t);
+	run_step_done(id, false);
 	memset(&pend_join[id], 0, sizeof(pend_join[id]));
 	has_pending[id] = !(t->wait && t->wait->final);
 	if (!has_pending[id])
@@ -714,7 +816,9 @@ void race_dpor_done(struct race_thread *t)
 	if (!race_dpor)
 		return;
 	finish_step(t);
+	run_step_done(t->id, true);
 	has_pending[t->id] = false;
+	finished[t->id] = true;
 }
 
 /* The node @node's record, made room for. */
@@ -756,23 +860,71 @@ static void relocate(struct fpset *r, const struct fpset *f)
 	}
 }
 
-/* Thread @u sleeps from now on, its step being @f. */
-static void sleep_add(int u, const struct fpset *f)
+/* Thread @u sleeps from now on, its step being @f, put to sleep where
+ * step @since was next. */
+static void sleep_add(int u, const struct fpset *f, long since)
 {
 	sleep_now |= 1u << u;
+	drowsy_now &= ~(1u << u);
+	since_now[u] = since;
 	relocate(&sleep_fp[u], f);
 }
 
-/* The sleep set recorded at a choice, in this execution. */
-static void sleep_load(unsigned int set, const struct fpset *fps)
+/*
+ * Thread @u, explored at this choice with step @f, is drowsy below the
+ * alternative now taken, t, from step @since (t's) on.  A sleep would
+ * make u cost a preemption right after its step in the equivalent
+ * execution (it is runnable there, and t follows); but an execution of
+ * t's subtree that runs u, while u's steps all commute with the others'
+ * steps since @since, up to where u stops or is preempted, is equivalent
+ * to one that runs that whole run of u first, here -- which costs no more
+ * preemptions when cost(u) <= cost(t), since u stops there or is
+ * preempted in both.  So u may be chosen, but no other thread while its
+ * run commutes (struct run), and a run that ends so is redundant.
+ */
+static void drowsy_add(int u, const struct fpset *f, long since)
 {
+	drowsy_now |= 1u << u;
+	sleep_now &= ~(1u << u);
+	since_now[u] = since;
+	relocate(&sleep_fp[u], f);
+}
+
+/* The sleep set, the drowsy threads and the run recorded at choice @n,
+ * in this execution. */
+static void sleep_load(const struct node *n)
+{
+	unsigned int set;
 	int u;
 
-	sleep_now = 0;
-	for (; set; set &= set - 1) {
+	sleep_now = drowsy_now = 0;
+	for (set = n->sleep; set; set &= set - 1) {
 		u = __builtin_ctz(set);
-		sleep_add(u, &fps[u]);
+		sleep_add(u, &n->sfp[u], n->since[u]);
 	}
+	for (set = n->drowsy; set; set &= set - 1) {
+		u = __builtin_ctz(set);
+		drowsy_add(u, &n->sfp[u], n->since[u]);
+	}
+	run = (struct run){ n->runner, n->run_since, n->run_from };
+}
+
+/* ... recorded at the new choice @n. */
+static void sleep_record(struct node *n)
+{
+	unsigned int set;
+	int u;
+
+	n->sleep = sleep_now;
+	n->drowsy = drowsy_now;
+	for (set = sleep_now | drowsy_now; set; set &= set - 1) {
+		u = __builtin_ctz(set);
+		fpset_copy(&n->sfp[u], &sleep_fp[u]);
+		n->since[u] = since_now[u];
+	}
+	n->runner = run.thread;
+	n->run_since = run.since;
+	n->run_from = run.from;
 }
 
 /* Cost of choosing @id at @c: 1 if it preempts. */
@@ -782,36 +934,103 @@ static int cost(const struct race_choice *c, int id)
 }
 
 /*
- * A switch away from a thread that waits (a lock, a spin): nobody sleeps
- * from here on -- the steps the sleepers were explored with ran where the
- * waiting thread could still go on.  Applied before dfs picks, so that
- * what it picks and what is recorded agree.
+ * A switch away from a thread that waits (a lock, a spin) costs no
+ * preemption; in the execution a sleeper stands for, its step ran
+ * earlier, and where that step could have ended the wait (a release of
+ * the lock) the switch would have been a preemption, or a step of its
+ * run, later, could.  So a run is over, a sleeper or drowsy thread whose
+ * step is dependent with the waiting point wakes, and a sleeper whose
+ * step is not is drowsy from here on: its run must also commute with the
+ * waiting point (struct waited).  Where what ends the wait is not known
+ * from the point (a spin, an interrupted thread), every thread wakes.
+ * Applied before dfs picks, so that what it picks and what is recorded
+ * agree.
  */
 static void switch_from_waiter(const struct race_choice *c)
 {
-	if (!c->from_runnable && nr_ev && has_pending[c->from])
-		sleep_now = 0;
+	unsigned int set;
+	int u;
+
+	if (c->from_runnable || !nr_ev || !has_pending[c->from])
+		return;
+	run.thread = -1;
+	if (!c->from_waits_dependent) {
+		sleep_now = drowsy_now = 0;
+		return;
+	}
+	for (set = sleep_now | drowsy_now; set; set &= set - 1) {
+		u = __builtin_ctz(set);
+		if (dependent_set(&sleep_fp[u], &pending[c->from])) {
+			sleep_now &= ~(1u << u);
+			drowsy_now &= ~(1u << u);
+		} else if (sleep_now & (1u << u)) {
+			sleep_now &= ~(1u << u);
+			drowsy_now |= 1u << u;
+		}
+	}
 }
 
-/** race_dpor_asleep - the threads asleep at choice @node (bit: id) */
+/* The waiting point switched away from at @c, for the runs (struct
+ * waited); every execution, replayed or not. */
+static void note_waited(const struct race_choice *c)
+{
+	if (c->from_runnable || !nr_ev || !has_pending[c->from])
+		return;
+	if (nr_waits == cap_waits) {
+		cap_waits = 2 * cap_waits + 64;
+		waits = realloc(waits, cap_waits * sizeof(*waits));
+		if (!waits)
+			abort();
+	}
+	waits[nr_waits].pos = nr_ev;
+	fpset_copy(&waits[nr_waits++].fp, &pending[c->from]);
+}
+
+/** race_dpor_asleep - the threads never chosen at choice @node (bit: id) */
 unsigned int race_dpor_asleep(long node)
 {
-	return nodes[node].sleep;
+	return node_asleep(&nodes[node]);
 }
 
-/** race_dpor_asleep_now - the threads asleep at the choice @c now being
- * made, where dfs makes a new choice (bit: id) */
+/** race_dpor_asleep_now - the threads never chosen at the choice @c now
+ * being made, where dfs makes a new choice (bit: id) */
 unsigned int race_dpor_asleep_now(const struct race_choice *c)
 {
 	if (race_dpor_reduce && !blocked)
 		switch_from_waiter(c);
-	return sleep_now;
+	return sleep_now | run_asleep(&run);
+}
+
+/** race_dpor_drowsy_now - of the threads that may be chosen now, those
+ * that make the execution redundant unless their run turns dependent: the
+ * last a new choice takes (bit: id) */
+unsigned int race_dpor_drowsy_now(void)
+{
+	return drowsy_now;
 }
 
 /** race_dpor_blocked - every runnable thread slept: the rest is redundant */
 bool race_dpor_blocked(void)
 {
 	return blocked;
+}
+
+/* The threads explored at choice @n before go to sleep below @thread, or
+ * are drowsy there, as far as the bound allows. */
+static void sleep_explored(const struct node *n, const struct race_choice *c,
+			   int thread)
+{
+	unsigned int set;
+	int u;
+
+	for (set = n->done & ~(1u << thread); set; set &= set - 1) {
+		u = __builtin_ctz(set);
+		if (cost(c, u) + (n->dafter[u] && !n->dwhole[u]) <=
+		    cost(c, thread))
+			sleep_add(u, &n->dfp[u], nr_ev);
+		else if (cost(c, u) <= cost(c, thread))
+			drowsy_add(u, &n->dfp[u], nr_ev);
+	}
 }
 
 /*
@@ -823,7 +1042,6 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		     bool fresh)
 {
 	struct node *n = node >= 0 ? node_at(node) : NULL;
-	unsigned int set;
 	int u;
 
 	if (!race_dpor)
@@ -833,18 +1051,17 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		ev[nr_ev - 1].after = c->from_runnable;
 	if (!race_dpor_reduce || blocked)
 		return;
+	note_waited(c);
 	if (n && !fresh)
-		sleep_load(n->sleep, n->sfp);
+		sleep_load(n);
 	else
 		switch_from_waiter(c);
-	if (sleep_now & (1u << thread)) {
+	if ((sleep_now | run_asleep(&run)) & (1u << thread)) {
 		blocked = true;		/* nothing awake could run */
 		return;
 	}
-	if (!n)
-		return;
-	if (fresh) {
-		n->sleep = sleep_now;
+	if (n && fresh) {
+		sleep_record(n);
 		n->done = 0;
 		n->want = 0;
 		n->runnable = 0;
@@ -852,21 +1069,76 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		n->from_runnable = c->from_runnable;
 		for (u = 0; u < c->nr; u++)
 			n->runnable |= 1u << c->ids[u];
-		for (set = sleep_now; set; set &= set - 1)
-			fpset_copy(&n->sfp[__builtin_ctz(set)],
-				   &sleep_fp[__builtin_ctz(set)]);
 	}
-	for (set = n->done; set; set &= set - 1) {
-		u = __builtin_ctz(set);
-		if (cost(c, u) + (n->dafter[u] && u != thread) <= cost(c, thread))
-			sleep_add(u, &n->dfp[u]);
+	if (n)
+		sleep_explored(n, c, thread);
+	if (drowsy_now & (1u << thread)) {
+		drowsy_now &= ~(1u << thread);
+		run = (struct run){ thread, since_now[thread], nr_ev };
 	}
-	cur_node = node;
+	if (n)
+		cur_node = node;
+}
+
+/* Whether @s holds @f already. */
+static bool fpset_has(const struct fpset *s, const struct fp *f)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (!memcmp(&s->f[i], f, sizeof(*f)))
+			return true;
+	return false;
+}
+
+/* @s gains @add's footprints it lacks; false if they do not fit. */
+static bool fpset_union(struct fpset *s, const struct fpset *add)
+{
+	int i;
+
+	for (i = 0; i < add->n; i++) {
+		if (add->f[i].kind == RACE_FP_ALL || s->n == 1 + RACE_MAX_TOUCH)
+			return false;
+		if (!fpset_has(s, &add->f[i]))
+			s->f[s->n++] = add->f[i];
+	}
+	return true;
+}
+
+/*
+ * Whether worker @u's steps from step @i0 on, in the execution just run,
+ * are its whole run from choice to return, fixed by the prefix: under
+ * sequential consistency (no load of theirs could read another store),
+ * none of them waited for a step of another thread (none is dependent
+ * with such a step before it), and the thread returned.  Then, wherever
+ * its steps all commute with what the others did since the choice, the
+ * thread makes the same steps again and returns; their footprints,
+ * together, go into @s (false if they do not fit).
+ */
+static bool whole_run(long i0, int u, struct fpset *s)
+{
+	long i, k;
+
+	if (race_weak || u > race_nr_workers() || !finished[u])
+		return false;
+	fpset_copy(s, &ev[i0].fp);
+	for (i = i0 + 1; i < nr_ev; i++) {
+		if (ev[i].thread != u)
+			continue;
+		if (ev[i].lifted || !fpset_union(s, &ev[i].fp))
+			return false;
+		for (k = i0 + 1; k < i; k++)
+			if (ev[k].thread != u &&
+			    dependent_set(&ev[k].fp, &ev[i].fp))
+				return false;
+	}
+	return true;
 }
 
 /**
  * race_dpor_retire - dfs leaves @thread, explored at choice @node in the
- * execution just run, for another alternative: remember its step
+ * execution just run, for another alternative: remember its step, or its
+ * whole run where that is fixed (whole_run)
  */
 void race_dpor_retire(long node, int thread)
 {
@@ -875,7 +1147,9 @@ void race_dpor_retire(long node, int thread)
 	if (!race_dpor_reduce || n->event < 0 || n->event >= nr_ev)
 		return;
 	n->done |= 1u << thread;
-	fpset_copy(&n->dfp[thread], &ev[n->event].fp);
+	n->dwhole[thread] = whole_run(n->event, thread, &n->dfp[thread]);
+	if (!n->dwhole[thread])
+		fpset_copy(&n->dfp[thread], &ev[n->event].fp);
 	n->dafter[thread] = ev[n->event].after;
 }
 

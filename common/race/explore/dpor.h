@@ -30,6 +30,7 @@ void race_dpor_end(void);
 /* what dfs asks and tells at its choice nodes */
 unsigned int race_dpor_asleep(long node);
 unsigned int race_dpor_asleep_now(const struct race_choice *c);
+unsigned int race_dpor_drowsy_now(void);
 unsigned int race_dpor_wanted(long node);
 bool race_dpor_blocked(void);
 void race_dpor_chose(long node, const struct race_choice *c, int thread,

@@ -29,6 +29,7 @@ static int lock_why(const struct race_thread *t, char *buf, size_t len)
 static const struct race_wait lock_wait = {
 	.ready	= lock_free,
 	.why	= lock_why,
+	.dependent_wakes = true,	/* a spin_unlock of the word */
 };
 
 /* A point that is runnable only while *@word is 0; under the weak model

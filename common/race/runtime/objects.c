@@ -116,6 +116,13 @@ bool race_obj_typesafe(const struct race_obj *o)
 	return o->typesafe;
 }
 
+/** race_obj_live - whether obj#@id of this execution exists and is not
+ * freed */
+bool race_obj_live(unsigned long id)
+{
+	return id >= 1 && (long)id <= nr_objs && !objs[id - 1].freed;
+}
+
 /** race_obj_is_freed - whether @o has been freed */
 bool race_obj_is_freed(const struct race_obj *o)
 {

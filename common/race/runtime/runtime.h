@@ -150,6 +150,7 @@ size_t race_obj_size(const struct race_obj *o);
 const char *race_obj_cache(const struct race_obj *o);
 bool race_obj_typesafe(const struct race_obj *o);
 bool race_obj_is_freed(const struct race_obj *o);
+bool race_obj_live(unsigned long id);
 const void *race_obj_start(unsigned long id);
 void race_obj_record_free(struct race_obj *o, int thread, long step,
 			  const char *fn, const char *file, int line);

@@ -41,11 +41,16 @@ struct race_thread;
  * @why:   for the deadlock verdict: writes "T1 spins in ...; " into @buf
  *         and returns its length, or returns 0 if the thread is not
  *         really waiting (the RCU thread with nothing queued)
+ * @final: never ready again in this execution: no pending step
+ * @dependent_wakes: only a step dependent with the point's footprint can
+ *         make it ready (a release of the lock word); the partial-order
+ *         reduction relies on it
  */
 struct race_wait {
 	bool (*ready)(const struct race_thread *t);
 	int (*why)(const struct race_thread *t, char *buf, size_t len);
-	bool final;	/* never ready again in this execution: no pending step */
+	bool final;
+	bool dependent_wakes;
 };
 
 /* What a step touches, as its model says before the point (its footprint). */
@@ -121,10 +126,14 @@ struct race_thread {
  * @lifted:        the one runs only because nobody else can: a spinner
  *                 taking its turn (models/spin.c), a turn that changes
  *                 nothing
+ * @from_waits_dependent: @from waits at a point whose wait only a step
+ *                 dependent with its footprint ends (a lock), and does
+ *                 not spin
  */
 struct race_choice {
 	int from;
 	bool from_runnable;
+	bool from_waits_dependent;
 	int ids[RACE_NR_SLOTS];
 	int nr;
 	bool lifted;

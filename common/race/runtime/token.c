@@ -301,6 +301,8 @@ static struct race_thread *choose(struct race_thread *from)
 		return NULL;
 	}
 	c.from_runnable = !first_choice && runnable(from);
+	c.from_waits_dependent = !c.from_runnable && from->wait &&
+				 from->wait->dependent_wakes && !yielding(from);
 	first_choice = 0;
 	return race_thread_get(c.ids[sched->pick(&c)]);
 }
