@@ -80,6 +80,7 @@
 #define NSLOT	(RACE_NR_SLOTS + 1)	/* indexed by thread id */
 #define RING	1024			/* call_rcu steps remembered */
 #define CLASSES	(1 << 20)		/* --count-classes: hash set size */
+#define RUN_FP	16			/* a whole run's footprints */
 
 /*
  * A footprint.  An address in a slab object is also kept as obj#N and an
@@ -101,6 +102,12 @@ struct fp {
 struct fpset {
 	int n;
 	struct fp f[1 + RACE_MAX_TOUCH];
+};
+
+/* A thread's whole run from a choice: its steps' footprints, together. */
+struct fprun {
+	int n;
+	struct fp f[RUN_FP];
 };
 
 /*
@@ -141,17 +148,16 @@ struct node {
 	unsigned int runnable;		/* threads runnable there (bit: id) */
 	unsigned int want;		/* threads dfs must also try there */
 	unsigned int sleep;		/* threads asleep there (bit: id) */
-	unsigned int drowsy;		/* threads drowsy there (bit: id) */
-	long since[NSLOT];		/*   from which step (drowsy_add) */
 	int runner;			/* a drowsy thread's run, -1: none */
-	long run_since, run_from;	/*   (struct run) */
 	unsigned int done;		/* threads explored there before */
 	int from;			/* the thread that stopped there */
 	bool from_runnable;		/*   could go on: others preempt it */
-	struct fpset sfp[NSLOT];	/* the steps of those asleep, drowsy */
 	struct fpset dfp[NSLOT];	/* the steps of those explored */
 	bool dafter[NSLOT];		/* runnable after them */
-	bool dwhole[NSLOT];		/* dfp: their whole run (whole_run) */
+	long drun[NSLOT];		/* their whole run in runs[], or -1 */
+	int wthread;			/* whose run wfp is, -1: none yet */
+	bool wwhole;			/*   whole, and then: */
+	struct fprun wfp;		/*   its footprints (note_whole_runs) */
 };
 
 bool race_dpor, race_dpor_reduce;
@@ -161,6 +167,7 @@ static long nr_ev, cap_ev;
 static struct node *nodes;
 static long cap_nodes;
 static long cur_node = -1;
+static long nr_path;			/* the choice nodes of this execution */
 
 /* Per thread id: what its pending step is. */
 static struct fpset pending[NSLOT];
@@ -182,6 +189,42 @@ static bool blocked;
  */
 static unsigned int drowsy_now;
 static long since_now[NSLOT];
+static int slack_now[NSLOT];		/* cost(t) - cost(u) where it was put */
+/* Of the sleepers, those asleep for their whole run (whole_sleep_add). */
+static unsigned int whole_now;
+static long origin_now[NSLOT];
+static struct fprun sleep_wfp[NSLOT];
+/*
+ * The whole runs of threads retired at the choices of the path, deepest
+ * last: a choice's own go when dfs moves above it (runs_above).
+ */
+static struct retired_run {
+	long node;
+	struct fprun r;
+} *runs;
+static long nr_runs, cap_runs;
+
+/* Forget the whole runs retired at choice @node or deeper. */
+static void runs_above(long node)
+{
+	while (nr_runs && runs[nr_runs - 1].node >= node)
+		nr_runs--;
+}
+
+/* Keep @r, retired at choice @node, the deepest of the path: its index. */
+static long run_keep(long node, const struct fprun *r)
+{
+	runs_above(node + 1);
+	if (nr_runs == cap_runs) {
+		cap_runs = 2 * cap_runs + 16;
+		runs = realloc(runs, cap_runs * sizeof(*runs));
+		if (!runs)
+			abort();
+	}
+	runs[nr_runs].node = node;
+	runs[nr_runs].r = *r;
+	return nr_runs++;
+}
 /*
  * A drowsy thread chosen: while each step of its run commutes with every
  * step of the others from @since to @from (its run's first step), no
@@ -190,13 +233,15 @@ static long since_now[NSLOT];
 static struct run {
 	int thread;			/* -1: none */
 	long since, from;
-} run = { -1, 0, 0 };
+	int slack, debt;		/* (run_commutes) */
+} run = { -1, 0, 0, 0, 0 };
 /*
  * The pending steps of the threads switched away from while they waited
  * (a lock), and where: a run must commute with them too.
  */
 struct waited {
 	long pos;			/* nr_ev then */
+	bool hit;			/* the run in progress may end the wait */
 	struct fpset fp;
 };
 static struct waited *waits;
@@ -315,15 +360,17 @@ static bool dependent(const struct fp *a, const struct fp *b)
 	return slab_dependent(a, b) || slab_dependent(b, a);
 }
 
-/* Whether @pred holds of some footprint of @a and some of @b. */
-static inline bool any_pair(const struct fpset *a, const struct fpset *b,
+/* Whether @pred holds of some footprint of @a (@na of them) and some of
+ * @b (@nb). */
+static inline bool any_pair(const struct fp *a, int na, const struct fp *b,
+			    int nb,
 			    bool (*pred)(const struct fp *, const struct fp *))
 {
 	int i, j;
 
-	for (i = 0; i < a->n; i++)
-		for (j = 0; j < b->n; j++)
-			if (pred(&a->f[i], &b->f[j]))
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb; j++)
+			if (pred(&a[i], &b[j]))
 				return true;
 	return false;
 }
@@ -331,7 +378,13 @@ static inline bool any_pair(const struct fpset *a, const struct fpset *b,
 /* Whether some footprint of @a and some of @b may not commute. */
 static bool dependent_set(const struct fpset *a, const struct fpset *b)
 {
-	return any_pair(a, b, dependent);
+	return any_pair(a->f, a->n, b->f, b->n, dependent);
+}
+
+/* ... of a step and of a whole run. */
+static bool dependent_run(const struct fpset *a, const struct fprun *r)
+{
+	return any_pair(a->f, a->n, r->f, r->n, dependent);
 }
 
 /* Whether @e and @p race: dependent, and possibly both enabled (not an
@@ -347,7 +400,7 @@ static bool racing(const struct fp *e, const struct fp *p)
 /* The same for two steps: some footprint of each. */
 static bool racing_set(const struct fpset *e, const struct fpset *p)
 {
-	return any_pair(e, p, racing);
+	return any_pair(e->f, e->n, p->f, p->n, racing);
 }
 
 /*
@@ -427,9 +480,11 @@ void race_dpor_reset(void)
 	nr_ev = 0;
 	nr_preempt = 0;
 	cur_node = -1;
+	nr_path = 0;
 	calls = invokes = 0;
 	sleep_now = 0;
 	drowsy_now = 0;
+	whole_now = 0;
 	run.thread = -1;
 	nr_waits = 0;
 	blocked = false;
@@ -467,7 +522,7 @@ static unsigned int run_asleep(const struct run *r)
 /* The threads never chosen at choice @n (bit: id). */
 static unsigned int node_asleep(const struct node *n)
 {
-	struct run r = { n->runner, n->run_since, n->run_from };
+	struct run r = { .thread = n->runner };
 
 	return n->sleep | run_asleep(&r);
 }
@@ -653,18 +708,23 @@ static bool pending_now(int p)
 	       (pending[p].f[0].kind != RACE_FP_RCU_INVOKE || rcu_work());
 }
 
+static void drowsy_add(int u, const struct fpset *f, long since);
+static void wake(int u);
+
 /* Step @i touched @f: wake the sleepers it depends on; it precedes the
  * pending steps it is dependent with, and races with some. */
 static void against_pending(long i, const struct fpset *f)
 {
 	int p;
 
-	for (p = 1; p < NSLOT; p++)
-		if (((sleep_now | drowsy_now) & (1u << p)) &&
-		    dependent_set(f, &sleep_fp[p])) {
-			sleep_now &= ~(1u << p);
-			drowsy_now &= ~(1u << p);
-		}
+	for (p = 1; p < NSLOT; p++) {
+		if ((whole_now & (1u << p)) && dependent_run(f, &sleep_wfp[p]) &&
+		    !dependent_set(f, &sleep_fp[p]))
+			drowsy_add(p, NULL, since_now[p]);	/* its step commutes */
+		else if (((sleep_now | drowsy_now) & (1u << p)) &&
+			 dependent_set(f, &sleep_fp[p]))
+			wake(p);
+	}
 	for (p = 1; p <= race_nr_slots(); p++) {
 		if (p == ev[i].thread || !pending_now(p) ||
 		    !dependent_set(f, &pending[p]))
@@ -702,8 +762,8 @@ static void finish_step(const struct race_thread *t)
 	fp_merge(&e->fp, &f);
 }
 
-/* Whether step @i commutes with every step of the others in the run's
- * window (from run.since up to its first step). */
+/* Whether step @i commutes with every step of the others from run.since
+ * up to the run's first. */
 static bool run_commutes(long i)
 {
 	long j;
@@ -712,24 +772,64 @@ static bool run_commutes(long i)
 		if (ev[j].thread != ev[i].thread &&
 		    dependent_set(&ev[j].fp, &ev[i].fp))
 			return false;
-	for (j = 0; j < nr_waits; j++)
-		if (waits[j].pos >= run.since && waits[j].pos < run.from &&
-		    dependent_set(&waits[j].fp, &ev[i].fp))
-			return false;
 	return true;
 }
 
 /*
- * The runner @id's last step is complete (what it touched is known): if
- * it does not commute with the window, the run is over and every thread
- * may be chosen again; if it does and @id has @finished, the execution is
- * redundant (drowsy_add says why).
+ * Step @i of the run may end waits that were switched away from between
+ * run.since and the run's start (struct waited): each such switch cost no
+ * preemption, but where the run goes first the waiting thread could go
+ * on there.  run.debt counts them.
+ */
+static void run_waits(long i)
+{
+	long j;
+
+	for (j = 0; j < nr_waits; j++)
+		if (!waits[j].hit && waits[j].pos >= run.since &&
+		    waits[j].pos <= run.from &&
+		    dependent_set(&waits[j].fp, &ev[i].fp)) {
+			waits[j].hit = true;
+			run.debt++;
+		}
+}
+
+/* Drowsy thread @thread is chosen: its run starts. */
+static void run_start(int thread)
+{
+	long j;
+
+	drowsy_now &= ~(1u << thread);
+	run = (struct run){ thread, since_now[thread], nr_ev,
+			    slack_now[thread], 0 };
+	for (j = 0; j < nr_waits; j++)
+		waits[j].hit = false;
+}
+
+/*
+ * The runner @id's last step is complete (what it touched is known).  An
+ * execution that runs the run so far first, where the thread was put
+ * aside, costs run.debt preemptions more, and run.slack fewer (drowsy_add
+ * says why); and one more if this step must stay after the others'
+ * steps, where the run is cut there.  Where that is no more than this
+ * one's, this execution is redundant; else, once this step does not
+ * commute or the run costs too much, the run is over and every thread may
+ * be chosen again.
  */
 static void run_step_done(int id, bool finished)
 {
 	if (run.thread != id || blocked || last[id] < run.from)
 		return;
-	if (!run_commutes(last[id]))
+	if (!run_commutes(last[id])) {
+		/* the run so far goes first, this step after the others' */
+		if (1 + run.debt <= run.slack)
+			blocked = true;
+		else
+			run.thread = -1;
+		return;
+	}
+	run_waits(last[id]);
+	if (run.debt > run.slack)
 		run.thread = -1;
 	else if (finished)
 		blocked = true;
@@ -839,25 +939,42 @@ static struct node *node_at(long node)
  * object freed here, of a SLAB_TYPESAFE_BY_RCU cache), and any access to
  * the slab may be to it.
  */
-static void relocate(struct fpset *r, const struct fpset *f)
+static void relocate_fps(struct fp *f, int n)
 {
 	const void *start;
 	int i;
 
-	fpset_copy(r, f);
-	for (i = 0; i < r->n; i++) {
-		if (r->f[i].kind == RACE_FP_ALLOC) {
-			r->f[i].addr = 0;
-			r->f[i].size = SIZE_MAX;
-		} else if (r->f[i].obj) {
-			start = race_obj_start(r->f[i].obj);
-			r->f[i].addr = (uintptr_t)start + r->f[i].off;
+	for (i = 0; i < n; i++) {
+		if (f[i].kind == RACE_FP_ALLOC) {
+			f[i].addr = 0;
+			f[i].size = SIZE_MAX;
+		} else if (f[i].obj) {
+			start = race_obj_start(f[i].obj);
+			f[i].addr = (uintptr_t)start + f[i].off;
 			if (!start) {
-				r->f[i].addr = 0;
-				r->f[i].size = SIZE_MAX;
+				f[i].addr = 0;
+				f[i].size = SIZE_MAX;
 			}
 		}
 	}
+}
+
+/* A step's footprints, of an earlier execution, where they lie now. */
+static void relocate(struct fpset *r, const struct fpset *f)
+{
+	fpset_copy(r, f);
+	relocate_fps(r->f, r->n);
+}
+
+/* ... a whole run's. */
+static void relocate_run(struct fprun *r, const struct fprun *f)
+{
+	int i;
+
+	r->n = f->n;
+	for (i = 0; i < f->n; i++)
+		r->f[i] = f->f[i];
+	relocate_fps(r->f, r->n);
 }
 
 /* Thread @u sleeps from now on, its step being @f, put to sleep where
@@ -866,8 +983,31 @@ static void sleep_add(int u, const struct fpset *f, long since)
 {
 	sleep_now |= 1u << u;
 	drowsy_now &= ~(1u << u);
+	whole_now &= ~(1u << u);
 	since_now[u] = since;
 	relocate(&sleep_fp[u], f);
+}
+
+/*
+ * ... and its whole run from there is @run, explored at choice @origin
+ * (whole_run): it sleeps as long as its run commutes with what the
+ * others do, and is drowsy once only its step does.
+ */
+static void whole_sleep_add(int u, const struct fpset *f, long since,
+			    long origin)
+{
+	sleep_add(u, f, since);
+	whole_now |= 1u << u;
+	origin_now[u] = origin;
+	relocate_run(&sleep_wfp[u], &runs[nodes[origin].drun[u]].r);
+}
+
+/* Thread @u wakes: it may be chosen as any other. */
+static void wake(int u)
+{
+	sleep_now &= ~(1u << u);
+	drowsy_now &= ~(1u << u);
+	whole_now &= ~(1u << u);
 }
 
 /*
@@ -886,45 +1026,23 @@ static void drowsy_add(int u, const struct fpset *f, long since)
 {
 	drowsy_now |= 1u << u;
 	sleep_now &= ~(1u << u);
+	whole_now &= ~(1u << u);
 	since_now[u] = since;
-	relocate(&sleep_fp[u], f);
+	if (f)
+		relocate(&sleep_fp[u], f);
 }
 
-/* The sleep set, the drowsy threads and the run recorded at choice @n,
- * in this execution. */
-static void sleep_load(const struct node *n)
-{
-	unsigned int set;
-	int u;
-
-	sleep_now = drowsy_now = 0;
-	for (set = n->sleep; set; set &= set - 1) {
-		u = __builtin_ctz(set);
-		sleep_add(u, &n->sfp[u], n->since[u]);
-	}
-	for (set = n->drowsy; set; set &= set - 1) {
-		u = __builtin_ctz(set);
-		drowsy_add(u, &n->sfp[u], n->since[u]);
-	}
-	run = (struct run){ n->runner, n->run_since, n->run_from };
-}
-
-/* ... recorded at the new choice @n. */
+/*
+ * What is never chosen at the new choice @n, for dfs's later alternatives
+ * there and the reversals wanted there.  The sleepers' and drowsy
+ * threads' steps need no record: each later execution replays the path
+ * to @n and puts the same threads to sleep on the way, where their
+ * objects lie in it.
+ */
 static void sleep_record(struct node *n)
 {
-	unsigned int set;
-	int u;
-
 	n->sleep = sleep_now;
-	n->drowsy = drowsy_now;
-	for (set = sleep_now | drowsy_now; set; set &= set - 1) {
-		u = __builtin_ctz(set);
-		fpset_copy(&n->sfp[u], &sleep_fp[u]);
-		n->since[u] = since_now[u];
-	}
 	n->runner = run.thread;
-	n->run_since = run.since;
-	n->run_from = run.from;
 }
 
 /* Cost of choosing @id at @c: 1 if it preempts. */
@@ -955,18 +1073,15 @@ static void switch_from_waiter(const struct race_choice *c)
 		return;
 	run.thread = -1;
 	if (!c->from_waits_dependent) {
-		sleep_now = drowsy_now = 0;
+		sleep_now = drowsy_now = whole_now = 0;
 		return;
 	}
 	for (set = sleep_now | drowsy_now; set; set &= set - 1) {
 		u = __builtin_ctz(set);
-		if (dependent_set(&sleep_fp[u], &pending[c->from])) {
-			sleep_now &= ~(1u << u);
-			drowsy_now &= ~(1u << u);
-		} else if (sleep_now & (1u << u)) {
-			sleep_now &= ~(1u << u);
-			drowsy_now |= 1u << u;
-		}
+		if (dependent_set(&sleep_fp[u], &pending[c->from]))
+			wake(u);
+		else if (sleep_now & (1u << u))
+			drowsy_add(u, NULL, since_now[u]);
 	}
 }
 
@@ -1025,9 +1140,11 @@ static void sleep_explored(const struct node *n, const struct race_choice *c,
 
 	for (set = n->done & ~(1u << thread); set; set &= set - 1) {
 		u = __builtin_ctz(set);
-		if (cost(c, u) + (n->dafter[u] && !n->dwhole[u]) <=
-		    cost(c, thread))
+		slack_now[u] = cost(c, thread) - cost(c, u);
+		if (cost(c, u) + n->dafter[u] <= cost(c, thread))
 			sleep_add(u, &n->dfp[u], nr_ev);
+		else if (n->drun[u] >= 0 && cost(c, u) <= cost(c, thread))
+			whole_sleep_add(u, &n->dfp[u], nr_ev, n - nodes);
 		else if (cost(c, u) <= cost(c, thread))
 			drowsy_add(u, &n->dfp[u], nr_ev);
 	}
@@ -1052,10 +1169,7 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 	if (!race_dpor_reduce || blocked)
 		return;
 	note_waited(c);
-	if (n && !fresh)
-		sleep_load(n);
-	else
-		switch_from_waiter(c);
+	switch_from_waiter(c);
 	if ((sleep_now | run_asleep(&run)) & (1u << thread)) {
 		blocked = true;		/* nothing awake could run */
 		return;
@@ -1064,6 +1178,8 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		sleep_record(n);
 		n->done = 0;
 		n->want = 0;
+		n->wthread = -1;
+		runs_above(node);
 		n->runnable = 0;
 		n->from = c->from;
 		n->from_runnable = c->from_runnable;
@@ -1073,66 +1189,91 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 	if (n)
 		sleep_explored(n, c, thread);
 	if (drowsy_now & (1u << thread)) {
-		drowsy_now &= ~(1u << thread);
-		run = (struct run){ thread, since_now[thread], nr_ev };
+		run_start(thread);
 	}
-	if (n)
+	if (n) {
 		cur_node = node;
+		nr_path = node + 1;
+	}
 }
 
-/* Whether @s holds @f already. */
-static bool fpset_has(const struct fpset *s, const struct fp *f)
+/* Whether @s holds @f already (field by field: the binary's memcmp is
+ * AddressSanitizer's, which checks both regions each call). */
+static bool fprun_has(const struct fprun *s, const struct fp *f)
 {
+	const struct fp *g;
 	int i;
 
-	for (i = 0; i < s->n; i++)
-		if (!memcmp(&s->f[i], f, sizeof(*f)))
+	for (i = 0; i < s->n; i++) {
+		g = &s->f[i];
+		if (g->kind == f->kind && g->flags == f->flags &&
+		    g->addr == f->addr && g->size == f->size &&
+		    g->obj == f->obj && g->off == f->off)
 			return true;
+	}
 	return false;
 }
 
 /* @s gains @add's footprints it lacks; false if they do not fit. */
-static bool fpset_union(struct fpset *s, const struct fpset *add)
+static bool fprun_add(struct fprun *s, const struct fpset *add)
 {
 	int i;
 
 	for (i = 0; i < add->n; i++) {
-		if (add->f[i].kind == RACE_FP_ALL || s->n == 1 + RACE_MAX_TOUCH)
+		if (add->f[i].kind == RACE_FP_ALL || s->n == RUN_FP)
 			return false;
-		if (!fpset_has(s, &add->f[i]))
+		if (!fprun_has(s, &add->f[i]))
 			s->f[s->n++] = add->f[i];
 	}
 	return true;
 }
 
 /*
- * Whether worker @u's steps from step @i0 on, in the execution just run,
- * are its whole run from choice to return, fixed by the prefix: under
- * sequential consistency (no load of theirs could read another store),
- * none of them waited for a step of another thread (none is dependent
- * with such a step before it), and the thread returned.  Then, wherever
- * its steps all commute with what the others did since the choice, the
- * thread makes the same steps again and returns; their footprints,
- * together, go into @s (false if they do not fit).
+ * Whether worker @u's run from step @i0 on, in the execution just run, is
+ * its whole run from that choice to its return, fixed by the prefix:
+ * under sequential consistency (no load of it could read another store),
+ * it ran alone from @i0 until it returned.  Then, wherever its steps all
+ * commute with what the others did since the choice, it makes the same
+ * steps again and returns.  Their footprints, together, go into @s
+ * (false if they do not fit).
  */
-static bool whole_run(long i0, int u, struct fpset *s)
+static bool whole_run(long i0, int u, struct fprun *s)
 {
-	long i, k;
+	long i;
 
-	if (race_weak || u > race_nr_workers() || !finished[u])
+	if (race_weak || u > race_nr_workers() || !finished[u] ||
+	    last[u] < i0)
 		return false;
-	fpset_copy(s, &ev[i0].fp);
-	for (i = i0 + 1; i < nr_ev; i++) {
-		if (ev[i].thread != u)
-			continue;
-		if (ev[i].lifted || !fpset_union(s, &ev[i].fp))
+	s->n = 0;
+	for (i = i0; i <= last[u]; i++)
+		if (ev[i].thread != u || ev[i].lifted ||
+		    !fprun_add(s, &ev[i].fp))
 			return false;
-		for (k = i0 + 1; k < i; k++)
-			if (ev[k].thread != u &&
-			    dependent_set(&ev[k].fp, &ev[i].fp))
-				return false;
-	}
 	return true;
+}
+
+/*
+ * The first execution after each choice of this path took its thread
+ * there: that thread's run from the choice, if whole (whole_run), for
+ * when dfs retires it there.  The first is the one where the thread
+ * goes on alone as long as it can (dfs's default).
+ */
+static void note_whole_runs(void)
+{
+	struct node *n;
+	long k;
+	int u;
+
+	for (k = 0; k < nr_path; k++) {
+		n = &nodes[k];
+		if (n->event < 0 || n->event >= nr_ev)
+			continue;
+		u = ev[n->event].thread;
+		if (n->wthread == u)
+			continue;
+		n->wthread = u;
+		n->wwhole = whole_run(n->event, u, &n->wfp);
+	}
 }
 
 /**
@@ -1147,9 +1288,10 @@ void race_dpor_retire(long node, int thread)
 	if (!race_dpor_reduce || n->event < 0 || n->event >= nr_ev)
 		return;
 	n->done |= 1u << thread;
-	n->dwhole[thread] = whole_run(n->event, thread, &n->dfp[thread]);
-	if (!n->dwhole[thread])
-		fpset_copy(&n->dfp[thread], &ev[n->event].fp);
+	n->drun[thread] = -1;
+	if (n->wthread == thread && n->wwhole)
+		n->drun[thread] = run_keep(node, &n->wfp);
+	fpset_copy(&n->dfp[thread], &ev[n->event].fp);
 	n->dafter[thread] = ev[n->event].after;
 }
 
@@ -1290,6 +1432,8 @@ void race_dpor_end(void)
 	for (r = 0; r < nr_preempt; r++)
 		blocked_placements(preempt[r].i, preempt[r].q);
 	nr_preempt = 0;
+	if (race_dpor_reduce)
+		note_whole_runs();
 
 	if (blocked)
 		race_sh->pruned++;
