@@ -51,7 +51,13 @@
  *    preemptions.  It does not whenever
  *        cost(u) + [u runnable after its step] <= cost(t)
  *    at that choice (cost: 1 if it is a preemption), which makes the rest
- *    of both executions cost the same; u is put to sleep only then.
+ *    of both executions cost the same; u is put to sleep then.  Where
+ *    only cost(u) <= cost(t) holds, the execution that runs u's whole run
+ *    first costs no more (u stops there in both): u is drowsy below t
+ *    (drowsy_add), or, where its run is fixed by the prefix, asleep for
+ *    its whole run (whole_run).  A switch away from a thread waiting for
+ *    a lock keeps the sleepers its point does not depend on, drowsy
+ *    (switch_from_waiter).
  *
  * What the bound then means: every class of executions that contains an
  * execution with at most B preemptions is explored by at least one of its
