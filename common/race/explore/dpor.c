@@ -210,6 +210,19 @@ static struct retired_run {
 } *runs;
 static long nr_runs, cap_runs;
 
+/* The array @a of @n elements of @size bytes, @cap of them allocated,
+ * with room for one more (doubled when full). */
+static void *room_for_one(void *a, long n, long *cap, size_t size)
+{
+	if (n < *cap)
+		return a;
+	*cap = 2 * *cap + 16;
+	a = realloc(a, *cap * size);
+	if (!a)
+		abort();
+	return a;
+}
+
 /* Forget the whole runs retired at choice @node or deeper. */
 static void runs_above(long node)
 {
@@ -221,12 +234,7 @@ static void runs_above(long node)
 static long run_keep(long node, const struct fprun *r)
 {
 	runs_above(node + 1);
-	if (nr_runs == cap_runs) {
-		cap_runs = 2 * cap_runs + 16;
-		runs = realloc(runs, cap_runs * sizeof(*runs));
-		if (!runs)
-			abort();
-	}
+	runs = room_for_one(runs, nr_runs, &cap_runs, sizeof(*runs));
 	runs[nr_runs].node = node;
 	runs[nr_runs].r = *r;
 	return nr_runs++;
@@ -563,12 +571,8 @@ static void note_preempting(long i, unsigned int q)
 
 	if (!n->from_runnable || t == n->from)
 		return;
-	if (nr_preempt == cap_preempt) {
-		cap_preempt = 2 * cap_preempt + 64;
-		preempt = realloc(preempt, cap_preempt * sizeof(*preempt));
-		if (!preempt)
-			abort();
-	}
+	preempt = room_for_one(preempt, nr_preempt, &cap_preempt,
+			       sizeof(*preempt));
 	preempt[nr_preempt++] = (struct preempting){ i, t };
 }
 
@@ -1097,12 +1101,7 @@ static void note_waited(const struct race_choice *c)
 {
 	if (c->from_runnable || !nr_ev || !has_pending[c->from])
 		return;
-	if (nr_waits == cap_waits) {
-		cap_waits = 2 * cap_waits + 64;
-		waits = realloc(waits, cap_waits * sizeof(*waits));
-		if (!waits)
-			abort();
-	}
+	waits = room_for_one(waits, nr_waits, &cap_waits, sizeof(*waits));
 	waits[nr_waits].pos = nr_ev;
 	fpset_copy(&waits[nr_waits++].fp, &pending[c->from]);
 }
