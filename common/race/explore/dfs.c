@@ -204,7 +204,7 @@ static int dfs_pick(const struct race_choice *c)
 	i = race_dpor_reduce ? awake_default(c, race_dpor_asleep_now(c),
 					     race_dpor_drowsy_now())
 			     : race_default_pick(c);
-	if (i < 0) {			/* redundant from here on */
+	if (i < 0 || race_dpor_blocked()) {	/* redundant from here on */
 		i = race_default_pick(c);
 		race_dpor_chose(-1, c, c->ids[i], false);
 		return i;

@@ -804,6 +804,26 @@ static void run_waits(long i)
 		}
 }
 
+/*
+ * The runner stops at a waiting point (@c): where that point commutes
+ * with every step of the others in the window, the runner would wait
+ * there too in the execution that runs the run first, so that one costs
+ * no more preemptions than this one (drowsy_add): this is redundant.
+ * Only where a step dependent with the point is what ends the wait.
+ */
+static bool run_stops_alike(const struct race_choice *c)
+{
+	long j;
+
+	if (!c->from_waits_dependent)
+		return false;
+	for (j = run.since; j < run.from; j++)
+		if (ev[j].thread != c->from &&
+		    dependent_set(&ev[j].fp, &pending[c->from]))
+			return false;
+	return true;
+}
+
 /* Drowsy thread @thread is chosen: its run starts. */
 static void run_start(int thread)
 {
@@ -1081,6 +1101,10 @@ static void switch_from_waiter(const struct race_choice *c)
 
 	if (c->from_runnable || !nr_ev || !has_pending[c->from])
 		return;
+	if (run.thread == c->from && run_stops_alike(c)) {
+		blocked = true;
+		return;
+	}
 	run.thread = -1;
 	if (!c->from_waits_dependent) {
 		sleep_now = drowsy_now = whole_now = 0;
