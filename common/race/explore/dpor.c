@@ -1257,28 +1257,42 @@ static bool fprun_add(struct fprun *s, const struct fpset *add)
 	return true;
 }
 
+/* The first step of thread @t after step @i, or -1. */
+static long next_step_of(int t, long i)
+{
+	for (i++; i < nr_ev; i++)
+		if (ev[i].thread == t)
+			return i;
+	return -1;
+}
+
 /*
  * Whether worker @u's run from step @i0 on, in the execution just run, is
  * its whole run from that choice to its return, fixed by the prefix:
  * under sequential consistency (no load of it could read another store),
- * it ran alone from @i0 until it returned.  Then, wherever its steps all
- * commute with what the others did since the choice, it makes the same
- * steps again and returns.  Their footprints, together, go into @s
- * (false if they do not fit).
+ * it ran alone from @i0 until it returned, or until it waited for a lock
+ * (the lock's point is then part of the run).  Then, wherever its steps
+ * all commute with what the others did since the choice, it makes the
+ * same steps again and returns, or waits there again.  Their footprints,
+ * together, go into @s (false if they do not fit).
  */
 static bool whole_run(long i0, int u, struct fprun *s)
 {
 	long i;
 
-	if (race_weak || u > race_nr_workers() || !finished[u] ||
-	    last[u] < i0)
+	if (race_weak || u > race_nr_workers() || last[u] < i0)
 		return false;
 	s->n = 0;
-	for (i = i0; i <= last[u]; i++)
-		if (ev[i].thread != u || ev[i].lifted ||
-		    !fprun_add(s, &ev[i].fp))
+	for (i = i0; i < nr_ev && ev[i].thread == u; i++)
+		if (ev[i].lifted || !fprun_add(s, &ev[i].fp))
 			return false;
-	return true;
+	if (i > last[u])
+		return finished[u];
+	/* it stopped at a lock: its point is part of the run */
+	if (ev[i - 1].after || (i = next_step_of(u, i - 1)) < 0 ||
+	    ev[i].fp.f[0].kind != RACE_FP_LOCK)
+		return false;
+	return fprun_add(s, &ev[i].fp);
 }
 
 /*
@@ -1414,15 +1428,6 @@ static unsigned long long class_hash(void)
 	}
 	free(placed);
 	return h | 1;
-}
-
-/* The first step of thread @t after step @i, or -1. */
-static long next_step_of(int t, long i)
-{
-	for (i++; i < nr_ev; i++)
-		if (ev[i].thread == t)
-			return i;
-	return -1;
 }
 
 /*
