@@ -48,7 +48,7 @@ import litmus_parse  # noqa: E402
 # sleeps after a switch from a waiting thread (explore/dpor.c).
 KNOWN = set()
 # The most executions per class a lab's must-hold scenario may take with
-# the reduction (a count, the same on every machine): 1.56 when the drowsy
+# the reduction (a count, the same on every machine): 1.53 when the drowsy
 # threads and whole runs of explore/dpor.c came, 2.68 before.
 WORST_PER_CLASS = 1.6
 CLASSES = re.compile(r"^classes: (\d+) distinct partial orders in (\d+) executions", re.M)
