@@ -59,10 +59,13 @@
  *    a lock keeps the sleepers its point does not depend on, drowsy
  *    (switch_from_waiter).
  *
- * What the bound then means: every class of executions that contains an
- * execution with at most B preemptions is explored by at least one of its
- * executions.  tests/race/test_race.py checks it by counting the distinct
- * classes (--count-classes) with and without the reduction.
+ * What the bound then means: a class of executions that contains an
+ * execution with at most B preemptions is explored, by one of its
+ * executions, where the reversals reach it -- at a race's own choice and
+ * at BPOR's conservative one; a class that needs a preemption elsewhere
+ * too can be missed.  tests/race/test_reduction.py checks, at each
+ * scenario's own bound, that the reduced search reaches every class the
+ * full one does (--count-classes).
  *
  * What a step touches comes from the models: an access to one location,
  * a lock word, a freed object, RCU -- its point's footprint -- and what
@@ -198,7 +201,6 @@ static long since_now[NSLOT];
 static int slack_now[NSLOT];		/* cost(t) - cost(u) where it was put */
 /* Of the sleepers, those asleep for their whole run (whole_sleep_add). */
 static unsigned int whole_now;
-static long origin_now[NSLOT];
 static struct fprun sleep_wfp[NSLOT];
 /*
  * The whole runs of threads retired at the choices of the path, deepest
@@ -239,6 +241,7 @@ static long run_keep(long node, const struct fprun *r)
 	runs[nr_runs].r = *r;
 	return nr_runs++;
 }
+
 /*
  * A drowsy thread chosen: while each step of its run commutes with every
  * step of the others from @since to @from (its run's first step), no
@@ -247,7 +250,7 @@ static long run_keep(long node, const struct fprun *r)
 static struct run {
 	int thread;			/* -1: none */
 	long since, from;
-	int slack, debt;		/* (run_commutes) */
+	int slack, debt;		/* (run_step_done) */
 } run = { -1, 0, 0, 0, 0 };
 /*
  * The pending steps of the threads switched away from while they waited
@@ -1019,16 +1022,15 @@ static void sleep_add(int u, const struct fpset *f, long since)
 }
 
 /*
- * ... and its whole run from there is @run, explored at choice @origin
- * (whole_run): it sleeps as long as its run commutes with what the
- * others do, and is drowsy once only its step does.
+ * ... asleep for its whole run from there (whole_run), kept where it was
+ * retired at choice @origin: it sleeps as long as its run commutes with
+ * what the others do, and is drowsy once only its step does.
  */
 static void whole_sleep_add(int u, const struct fpset *f, long since,
 			    long origin)
 {
 	sleep_add(u, f, since);
 	whole_now |= 1u << u;
-	origin_now[u] = origin;
 	relocate_run(&sleep_wfp[u], &runs[nodes[origin].drun[u]].r);
 }
 
