@@ -849,7 +849,7 @@ static void run_start(int thread)
  * commute or the run costs too much, the run is over and every thread may
  * be chosen again.
  */
-static void run_step_done(int id, bool finished)
+static void run_step_done(int id, bool returned)
 {
 	if (run.thread != id || blocked || last[id] < run.from)
 		return;
@@ -864,7 +864,7 @@ static void run_step_done(int id, bool finished)
 	run_waits(last[id]);
 	if (run.debt > run.slack)
 		run.thread = -1;
-	else if (finished)
+	else if (returned)
 		blocked = true;
 }
 
@@ -1052,7 +1052,8 @@ static void wake(int u)
  * to one that runs that whole run of u first, here -- which costs no more
  * preemptions when cost(u) <= cost(t), since u stops there or is
  * preempted in both.  So u may be chosen, but no other thread while its
- * run commutes (struct run), and a run that ends so is redundant.
+ * run commutes (struct run), and a run that ends so is redundant.  (@f
+ * NULL: a sleeper turns drowsy, its step as it was.)
  */
 static void drowsy_add(int u, const struct fpset *f, long since)
 {
