@@ -212,19 +212,6 @@ static struct retired_run {
 } *runs;
 static long nr_runs, cap_runs;
 
-/* The array @a of @n elements of @size bytes, @cap of them allocated,
- * with room for one more (doubled when full). */
-static void *room_for_one(void *a, long n, long *cap, size_t size)
-{
-	if (n < *cap)
-		return a;
-	*cap = 2 * *cap + 16;
-	a = realloc(a, *cap * size);
-	if (!a)
-		abort();
-	return a;
-}
-
 /* Forget the whole runs retired at choice @node or deeper. */
 static void runs_above(long node)
 {
@@ -236,7 +223,7 @@ static void runs_above(long node)
 static long run_keep(long node, const struct fprun *r)
 {
 	runs_above(node + 1);
-	runs = room_for_one(runs, nr_runs, &cap_runs, sizeof(*runs));
+	runs = race_grow(runs, nr_runs, &cap_runs, sizeof(*runs));
 	runs[nr_runs].node = node;
 	runs[nr_runs].r = *r;
 	return nr_runs++;
@@ -530,18 +517,16 @@ static struct clock last_clock(int id)
 	return last[id] >= 0 ? ev[last[id]].clk : zero;
 }
 
-/* The threads a run leaves asleep: every one but its own. */
-static unsigned int run_asleep(const struct run *r)
+/* The threads a run of @runner (-1: none) leaves asleep: every other. */
+static unsigned int run_asleep(int runner)
 {
-	return r->thread >= 0 ? ~(1u << r->thread) : 0;
+	return runner >= 0 ? ~(1u << runner) : 0;
 }
 
 /* The threads never chosen at choice @n (bit: id). */
 static unsigned int node_asleep(const struct node *n)
 {
-	struct run r = { .thread = n->runner };
-
-	return n->sleep | run_asleep(&r);
+	return n->sleep | run_asleep(n->runner);
 }
 
 /*
@@ -574,7 +559,7 @@ static void note_preempting(long i, unsigned int q)
 
 	if (!n->from_runnable || t == n->from)
 		return;
-	preempt = room_for_one(preempt, nr_preempt, &cap_preempt,
+	preempt = race_grow(preempt, nr_preempt, &cap_preempt,
 			       sizeof(*preempt));
 	preempt[nr_preempt++] = (struct preempting){ i, t };
 }
@@ -1128,7 +1113,7 @@ static void note_waited(const struct race_choice *c)
 {
 	if (c->from_runnable || !nr_ev || !has_pending[c->from])
 		return;
-	waits = room_for_one(waits, nr_waits, &cap_waits, sizeof(*waits));
+	waits = race_grow(waits, nr_waits, &cap_waits, sizeof(*waits));
 	waits[nr_waits].pos = nr_ev;
 	fpset_copy(&waits[nr_waits++].fp, &pending[c->from]);
 }
@@ -1145,7 +1130,7 @@ unsigned int race_dpor_asleep_now(const struct race_choice *c)
 {
 	if (race_dpor_reduce && !blocked)
 		switch_from_waiter(c);
-	return sleep_now | run_asleep(&run);
+	return sleep_now | run_asleep(run.thread);
 }
 
 /** race_dpor_drowsy_now - of the threads that may be chosen now, those
@@ -1202,7 +1187,7 @@ void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		return;
 	note_waited(c);
 	switch_from_waiter(c);
-	if ((sleep_now | run_asleep(&run)) & (1u << thread)) {
+	if ((sleep_now | run_asleep(run.thread)) & (1u << thread)) {
 		blocked = true;		/* nothing awake could run */
 		return;
 	}

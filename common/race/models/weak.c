@@ -304,12 +304,7 @@ static int new_store(int thread, unsigned int epoch, long step,
 	struct store *s;
 	int i;
 
-	if (nr_stores == cap_stores) {
-		cap_stores = cap_stores ? 2 * cap_stores : 1024;
-		stores = realloc(stores, cap_stores * sizeof(*stores));
-		if (!stores)
-			abort();
-	}
+	stores = race_grow(stores, nr_stores, &cap_stores, sizeof(*stores));
 	s = memset(&stores[nr_stores], 0, sizeof(*s));
 	s->word = word;
 	s->step = step;

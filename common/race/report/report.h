@@ -48,9 +48,11 @@ struct race_schedfile {
 	long nr_sees, cap_sees;
 	int nr_threads;
 	struct race_token *tokens;
-	int nr_tokens, cap_tokens;
+	int nr_tokens;
+	long cap_tokens;
 	char **step_lines;
-	int nr_step_lines, cap_step_lines;
+	int nr_step_lines;
+	long cap_step_lines;
 };
 int race_schedfile_write(const char *path, const struct race_shared *sh,
 			 int lab, const char *binary, const char *strategy_desc);

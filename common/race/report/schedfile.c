@@ -253,18 +253,6 @@ static int copy_word(char *dst, size_t len, struct word w)
 	return 0;
 }
 
-/* Grow *@v (of @size-byte items, @cap of them) to hold @nr + 1. */
-static void *grow(void *v, int nr, int *cap, size_t size)
-{
-	if (nr < *cap)
-		return v;
-	*cap = *cap ? 2 * *cap : 64;
-	v = realloc(v, *cap * size);
-	if (!v)
-		abort();
-	return v;
-}
-
 /* A new zeroed token at the end; -1 past RACE_SCHED_MAX_TOKENS. */
 static struct race_token *new_token(struct sched_parser *p)
 {
@@ -276,7 +264,7 @@ static struct race_token *new_token(struct sched_parser *p)
 		     "execution is that long), got more", RACE_SCHED_MAX_TOKENS);
 		return NULL;
 	}
-	sf->tokens = grow(sf->tokens, sf->nr_tokens, &sf->cap_tokens,
+	sf->tokens = race_grow(sf->tokens, sf->nr_tokens, &sf->cap_tokens,
 			  sizeof(*sf->tokens));
 	t = memset(&sf->tokens[sf->nr_tokens++], 0, sizeof(*t));
 	t->line = p->line;
@@ -385,7 +373,7 @@ static int parse_step(struct sched_parser *p, struct word key, const char *s,
 	tok->mode = RACE_TOK_ONE;
 	tok->thread = thread_of(w[1]);
 	copy_word(tok->label, sizeof(tok->label), w[2]);
-	sf->step_lines = grow(sf->step_lines, sf->nr_step_lines,
+	sf->step_lines = race_grow(sf->step_lines, sf->nr_step_lines,
 			      &sf->cap_step_lines, sizeof(char *));
 	sf->step_lines[sf->nr_step_lines++] = n == 5 ? join(w, n) : NULL;
 	return 0;

@@ -41,12 +41,7 @@ void race_objects_reset(void)
 /* A new record at the end of the table; abort if memory is exhausted. */
 static struct race_obj *new_record(void)
 {
-	if (nr_objs == cap_objs) {
-		cap_objs = cap_objs ? 2 * cap_objs : 64;
-		objs = realloc(objs, cap_objs * sizeof(*objs));
-		if (!objs)
-			abort();
-	}
+	objs = race_grow(objs, nr_objs, &cap_objs, sizeof(*objs));
 	return memset(&objs[nr_objs++], 0, sizeof(*objs));
 }
 

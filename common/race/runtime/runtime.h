@@ -121,6 +121,7 @@ struct race_observer {
 	void (*end)(void);
 };
 void *race_vmem_resize(void *p, size_t old, size_t size);
+void *race_grow(void *a, long n, long *cap, size_t size);
 
 void race_observe(const struct race_observer *o);
 void race_observe_step(long nr, const volatile void *addr);

@@ -11,9 +11,11 @@
  * 81 without ASan).  Mapped anonymous memory is zero already, untouched
  * pages cost nothing, and ASan takes memory it did not hand out as valid.
  * The reproducer's own code is not instrumented (mk/build.mk), so nothing
- * is lost: the code under test never sees these arrays.
+ * is lost: the code under test never sees these arrays.  Its small arrays
+ * that grow an element at a time come from malloc (race_grow).
  */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <sys/mman.h>
 
 #include "race/runtime/runtime.h"
@@ -37,4 +39,21 @@ void *race_vmem_resize(void *p, size_t old, size_t size)
 	if (q == MAP_FAILED)
 		race_fail("crash", "no memory for the search's arrays");
 	return q;
+}
+
+/**
+ * race_grow - the array @a of @n elements of @size bytes, *@cap of them
+ * allocated, with room for one more (doubled when full, from 64)
+ *
+ * Returns the array, perhaps moved; aborts if memory is exhausted.
+ */
+void *race_grow(void *a, long n, long *cap, size_t size)
+{
+	if (n < *cap)
+		return a;
+	*cap = *cap ? 2 * *cap : 64;
+	a = realloc(a, *cap * size);
+	if (!a)
+		abort();
+	return a;
 }
