@@ -161,15 +161,6 @@ static void pin_to_one_cpu(void)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
-/* CPU time of this process so far, in ms. */
-static double cpu_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Token passing asks the strategy, and tells the reduction. */
 static const struct race_scheduler scheduler = {
 	.pick		= race_strategy_pick,
@@ -201,13 +192,13 @@ static void child_search(void)
 
 	race_sched_start(race_opt.os_threads);
 	race_strategy_init();
-	t0 = cpu_ms();
+	t0 = race_sched_cpu_ms();
 	while (race_strategy_begin()) {
 		race_run_execution();
 		race_sh->executions++;
 		race_strategy_end();
 	}
-	race_sh->exec_cpu_ms = cpu_ms() - t0;
+	race_sh->exec_cpu_ms = race_sched_cpu_ms() - t0;
 }
 
 static void __noreturn child_exit(void)

@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "race/runtime/sched.h"
 #include "sanitizer.h"
@@ -50,6 +51,7 @@ struct race_carrier {
 	size_t size;
 	void *fake_stack;		/* ASan's, while it waits */
 	bool started;			/* it has run */
+	bool os;			/* pt is its OS thread */
 };
 
 static struct race_carrier carriers[RACE_NR_SLOTS], main_carrier;
@@ -222,6 +224,7 @@ void race_carrier_start(struct race_thread *t, void (*fn)(struct race_thread *t)
 	sem_init(&c->sem, 0, 0);
 	if (pthread_create(&c->pt, NULL, os_main, c))
 		race_fail("crash", "pthread_create failed");
+	c->os = true;
 }
 
 /**
@@ -244,4 +247,36 @@ void race_carrier_switch(struct race_thread *from, struct race_thread *to)
 	race_set_self(to);
 	ctx_switch(f, n);
 	race_set_self(from);
+}
+
+/* The CPU time so far of the OS thread whose clock is @clock, in ms. */
+static double clock_cpu_ms(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts))
+		return 0;
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/**
+ * race_carriers_cpu_ms - the CPU time, in ms, that the calling OS thread
+ * and the carriers' own OS threads have used so far
+ *
+ * Each OS thread's own clock, to the nanosecond, and not the process's:
+ * while a process CPU timer is armed (the search's watchdog, ITIMER_PROF),
+ * Linux moves the process's clock on only at the scheduler's tick, 4 ms on
+ * the kit's VMs, as long as a short search.  With contexts every thread of
+ * an execution runs on the calling OS thread, and its clock is the whole.
+ */
+double race_carriers_cpu_ms(void)
+{
+	double ms = clock_cpu_ms(CLOCK_THREAD_CPUTIME_ID);
+	clockid_t clock;
+	int i;
+
+	for (i = 0; i < RACE_NR_SLOTS; i++)
+		if (carriers[i].os && !pthread_getcpuclockid(carriers[i].pt, &clock))
+			ms += clock_cpu_ms(clock);
+	return ms;
 }

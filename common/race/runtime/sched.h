@@ -271,6 +271,7 @@ void race_sched_step(struct race_thread *t, const char *fn, const char *what,
 int race_sched_pick_read(const struct race_read *r);
 int race_thread_runnable_label(int id, char *buf, size_t len);
 void race_sched_start(bool os_threads);
+double race_sched_cpu_ms(void);
 void race_sched_reset(void);
 void race_sched_run(void);
 

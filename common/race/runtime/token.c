@@ -34,6 +34,7 @@
 void race_carriers_init(bool os_threads);
 void race_carrier_start(struct race_thread *t, void (*fn)(struct race_thread *t));
 void race_carrier_switch(struct race_thread *from, struct race_thread *to);
+double race_carriers_cpu_ms(void);
 
 static const struct race_scheduler *sched;
 static int starting, start_idx;
@@ -468,6 +469,15 @@ void race_sched_start(bool os_threads)
 	for (i = 1; i <= race_nr_slots(); i++)
 		if (race_thread_get(i)->body)
 			race_carrier_start(race_thread_get(i), thread_loop);
+}
+
+/**
+ * race_sched_cpu_ms - CPU time, in ms, that this OS thread and the threads'
+ * carriers have used so far (race_carriers_cpu_ms)
+ */
+double race_sched_cpu_ms(void)
+{
+	return race_carriers_cpu_ms();
 }
 
 /** race_sched_reset - every worker back to its start, waiting for nothing */
