@@ -185,13 +185,24 @@ static void child_start(void)
 	race_sched_use(&scheduler);
 }
 
+/* The page faults of this process so far. */
+static long page_faults(void)
+{
+	struct rusage usage;
+
+	getrusage(RUSAGE_SELF, &usage);
+	return usage.ru_minflt + usage.ru_majflt;
+}
+
 /* The executions of the current scenario, until the strategy is done. */
 static void child_search(void)
 {
 	double t0;
+	long f0;
 
 	race_sched_start(race_opt.os_threads);
 	race_strategy_init();
+	f0 = page_faults();
 	t0 = race_sched_cpu_ms();
 	while (race_strategy_begin()) {
 		race_run_execution();
@@ -199,6 +210,7 @@ static void child_search(void)
 		race_strategy_end();
 	}
 	race_sh->exec_cpu_ms = race_sched_cpu_ms() - t0;
+	race_sh->exec_faults = page_faults() - f0;
 }
 
 static void __noreturn child_exit(void)

@@ -96,6 +96,7 @@ struct race_shared {
 	long pruned;			/* dfs: executions cut short by sleep sets */
 	long classes;			/* --count-classes: distinct partial orders */
 	double exec_cpu_ms;		/* CPU time of the executions themselves */
+	long exec_faults;		/* ... and their page faults */
 	int nr_threads;			/* slots used: workers (+ RCU if seen) */
 	long warns;			/* WARNs in the execution in progress */
 	long nr_steps;
@@ -122,6 +123,7 @@ struct race_observer {
 };
 void *race_vmem_resize(void *p, size_t old, size_t size);
 void *race_grow(void *a, long n, long *cap, size_t size);
+void race_grow_free(void *a, long cap, size_t size);
 
 void race_observe(const struct race_observer *o);
 void race_observe_step(long nr, const volatile void *addr);
