@@ -11,13 +11,18 @@
 
 #include "race/front/front.h"
 
-/* The steps of @steps as script tokens that force the same interleaving. */
+/*
+ * The steps of @steps as script tokens that force the same interleaving
+ * (race_opt.tokens: its own array, not the schedule file's it replaces).
+ */
 static void tokens_from_steps(const struct race_step *steps, long n)
 {
+	static struct race_token *own;
 	long i;
 
-	free(race_opt.tokens);
-	race_opt.tokens = calloc(n + 1, sizeof(*race_opt.tokens));
+	free(own);
+	own = calloc(n + 1, sizeof(*own));
+	race_opt.tokens = own;
 	race_opt.nr_tokens = n;
 	for (i = 0; i < n; i++) {
 		race_opt.tokens[i].thread = steps[i].thread;

@@ -197,8 +197,8 @@ static unsigned int gen;
 
 static struct store *stores;
 static long nr_stores, cap_stores;
-static int *cand;
-static long *cand_steps, cap_cand;
+static int *cand;			/* a load's candidates, newest first */
+static long *cand_steps, cap_cand, cap_cand_steps;
 
 static struct wthread wt[NSLOT];
 
@@ -445,13 +445,9 @@ static int candidates(const struct loc *l, const struct wthread *w)
 	int n = 0, i;
 
 	for (i = l->newest; i >= 0; i = stores[i].older) {
-		if (n == cap_cand) {
-			cap_cand = cap_cand ? 2 * cap_cand : 64;
-			cand = realloc(cand, cap_cand * sizeof(*cand));
-			cand_steps = realloc(cand_steps, cap_cand * sizeof(*cand_steps));
-			if (!cand || !cand_steps)
-				abort();
-		}
+		cand = race_grow(cand, n, &cap_cand, sizeof(*cand));
+		cand_steps = race_grow(cand_steps, n, &cap_cand_steps,
+				       sizeof(*cand_steps));
 		cand_steps[n] = stores[i].step;
 		cand[n++] = i;
 		if (observed(&stores[i], &w->ec, &w->ew))

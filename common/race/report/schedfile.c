@@ -728,8 +728,8 @@ void race_schedfile_free(struct race_schedfile *sf)
 
 	for (i = 0; i < sf->nr_step_lines; i++)
 		free(sf->step_lines[i]);
-	free(sf->step_lines);
-	free(sf->tokens);
-	free(sf->sees);
+	race_grow_free(sf->step_lines, sf->cap_step_lines, sizeof(*sf->step_lines));
+	race_grow_free(sf->tokens, sf->cap_tokens, sizeof(*sf->tokens));
+	race_grow_free(sf->sees, sf->cap_sees, sizeof(*sf->sees));
 	memset(sf, 0, sizeof(*sf));
 }

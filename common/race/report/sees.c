@@ -45,16 +45,11 @@ int race_sees_line(const struct race_step *s, long nr, char *buf, size_t len)
  */
 void race_sees_set(struct race_schedfile *sf, long load, long from)
 {
-	long i, cap = sf->cap_sees;
+	long i;
 
-	if (load >= cap) {
-		while (cap <= load)
-			cap = cap ? 2 * cap : 64;
-		sf->sees = realloc(sf->sees, cap * sizeof(*sf->sees));
-		if (!sf->sees)
-			abort();
-		sf->cap_sees = cap;
-	}
+	while (load >= sf->cap_sees)
+		sf->sees = race_grow(sf->sees, sf->cap_sees, &sf->cap_sees,
+				     sizeof(*sf->sees));
 	for (i = sf->nr_sees; i <= load; i++)
 		sf->sees[i] = RACE_SEES_NEWEST;
 	if (load >= sf->nr_sees)
@@ -95,7 +90,7 @@ void race_sees_from_steps(const struct race_step *steps, long n)
 	static struct race_schedfile sf;	/* race_opt.sees points in */
 	long i;
 
-	free(sf.sees);
+	race_grow_free(sf.sees, sf.cap_sees, sizeof(*sf.sees));
 	memset(&sf, 0, sizeof(sf));
 	for (i = 0; i < n; i++)
 		if (steps[i].sees != RACE_SEES_NEWEST)
