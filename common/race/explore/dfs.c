@@ -135,12 +135,28 @@ static bool dfs_begin(void)
 	return true;
 }
 
+/*
+ * Whether @a and @b offer the same threads, in the same order (a loop, not
+ * memcmp: ASan intercepts that, and reads the shadow of both, at every
+ * choice).
+ */
+static bool same_ids(const struct race_choice *a, const struct race_choice *b)
+{
+	int i;
+
+	if (a->nr != b->nr)
+		return false;
+	for (i = 0; i < a->nr; i++)
+		if (a->ids[i] != b->ids[i])
+			return false;
+	return true;
+}
+
 /* The same prefix of choices must meet the same choices. */
 static void check_same(const struct dfs_choice *d, const struct race_choice *c,
 		       int nr_reads)
 {
-	if (d->nr_reads != nr_reads || (c && (d->c.nr != c->nr ||
-	    memcmp(d->c.ids, c->ids, c->nr * sizeof(*c->ids)))))
+	if (d->nr_reads != nr_reads || (c && !same_ids(&d->c, c)))
 		race_fail("nondeterministic", "dfs: the same choices led to "
 			  "different runnable threads at choice %ld: the "
 			  "scenario depends on something outside the "

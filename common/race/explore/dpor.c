@@ -135,6 +135,16 @@ static inline void fpset_copy(struct fpset *d, const struct fpset *s)
 		d->f[i] = s->f[i];
 }
 
+/* ... a whole run's, likewise. */
+static inline void fprun_copy(struct fprun *d, const struct fprun *s)
+{
+	int i;
+
+	d->n = s->n;
+	for (i = 0; i < s->n; i++)
+		d->f[i] = s->f[i];
+}
+
 struct clock {
 	unsigned int c[NSLOT];
 };
@@ -161,12 +171,20 @@ struct node {
 	unsigned int done;		/* threads explored there before */
 	int from;			/* the thread that stopped there */
 	bool from_runnable;		/*   could go on: others preempt it */
-	struct fpset dfp[NSLOT];	/* the steps of those explored */
-	bool dafter[NSLOT];		/* runnable after them */
-	long drun[NSLOT];		/* their whole run in runs[], or -1 */
 	int wthread;			/* whose run wfp is, -1: none yet */
 	bool wwhole;			/*   whole, and then: */
 	struct fprun wfp;		/*   its footprints (note_whole_runs) */
+};
+
+/*
+ * What a choice keeps of the threads explored there (race_dpor_retire), in
+ * an array beside the nodes: its pages are touched only at choices that
+ * dfs went back to, not by every choice of the first execution.
+ */
+struct retired {
+	struct fpset dfp[NSLOT];	/* the steps of those explored */
+	bool dafter[NSLOT];		/* runnable after them */
+	long drun[NSLOT];		/* their whole run in runs[], or -1 */
 };
 
 bool race_dpor, race_dpor_reduce;
@@ -174,6 +192,7 @@ bool race_dpor, race_dpor_reduce;
 static struct event *ev;
 static long nr_ev, cap_ev;
 static struct node *nodes;
+static struct retired *retired;		/* per node, nodes[]'s capacity */
 static long cap_nodes;
 static long cur_node = -1;
 static long nr_path;			/* the choice nodes of this execution */
@@ -225,7 +244,7 @@ static long run_keep(long node, const struct fprun *r)
 	runs_above(node + 1);
 	runs = race_grow(runs, nr_runs, &cap_runs, sizeof(*runs));
 	runs[nr_runs].node = node;
-	runs[nr_runs].r = *r;
+	fprun_copy(&runs[nr_runs].r, r);
 	return nr_runs++;
 }
 
@@ -942,10 +961,14 @@ void race_dpor_done(struct race_thread *t)
 /* The node @node's record, made room for. */
 static struct node *node_at(long node)
 {
+	long cap = 2 * node + 64;
+
 	if (node >= cap_nodes) {
 		nodes = race_vmem_resize(nodes, cap_nodes * sizeof(*nodes),
-					 (2 * node + 64) * sizeof(*nodes));
-		cap_nodes = 2 * node + 64;
+					 cap * sizeof(*nodes));
+		retired = race_vmem_resize(retired, cap_nodes * sizeof(*retired),
+					   cap * sizeof(*retired));
+		cap_nodes = cap;
 	}
 	return &nodes[node];
 }
@@ -987,11 +1010,7 @@ static void relocate(struct fpset *r, const struct fpset *f)
 /* ... a whole run's. */
 static void relocate_run(struct fprun *r, const struct fprun *f)
 {
-	int i;
-
-	r->n = f->n;
-	for (i = 0; i < f->n; i++)
-		r->f[i] = f->f[i];
+	fprun_copy(r, f);
 	relocate_fps(r->f, r->n);
 }
 
@@ -1016,7 +1035,7 @@ static void whole_sleep_add(int u, const struct fpset *f, long since,
 {
 	sleep_add(u, f, since);
 	whole_now |= 1u << u;
-	relocate_run(&sleep_wfp[u], &runs[nodes[origin].drun[u]].r);
+	relocate_run(&sleep_wfp[u], &runs[retired[origin].drun[u]].r);
 }
 
 /* Thread @u wakes: it may be chosen as any other. */
@@ -1152,18 +1171,19 @@ bool race_dpor_blocked(void)
 static void sleep_explored(const struct node *n, const struct race_choice *c,
 			   int thread)
 {
+	const struct retired *r = &retired[n - nodes];
 	unsigned int set;
 	int u;
 
 	for (set = n->done & ~(1u << thread); set; set &= set - 1) {
 		u = __builtin_ctz(set);
 		slack_now[u] = cost(c, thread) - cost(c, u);
-		if (cost(c, u) + n->dafter[u] <= cost(c, thread))
-			sleep_add(u, &n->dfp[u], nr_ev);
-		else if (n->drun[u] >= 0 && cost(c, u) <= cost(c, thread))
-			whole_sleep_add(u, &n->dfp[u], nr_ev, n - nodes);
+		if (cost(c, u) + r->dafter[u] <= cost(c, thread))
+			sleep_add(u, &r->dfp[u], nr_ev);
+		else if (r->drun[u] >= 0 && cost(c, u) <= cost(c, thread))
+			whole_sleep_add(u, &r->dfp[u], nr_ev, n - nodes);
 		else if (cost(c, u) <= cost(c, thread))
-			drowsy_add(u, &n->dfp[u], nr_ev);
+			drowsy_add(u, &r->dfp[u], nr_ev);
 	}
 }
 
@@ -1315,15 +1335,16 @@ static void note_whole_runs(void)
 void race_dpor_retire(long node, int thread)
 {
 	struct node *n = &nodes[node];
+	struct retired *r = &retired[node];
 
 	if (!race_dpor_reduce || n->event < 0 || n->event >= nr_ev)
 		return;
 	n->done |= 1u << thread;
-	n->drun[thread] = -1;
+	r->drun[thread] = -1;
 	if (n->wthread == thread && n->wwhole)
-		n->drun[thread] = run_keep(node, &n->wfp);
-	fpset_copy(&n->dfp[thread], &ev[n->event].fp);
-	n->dafter[thread] = ev[n->event].after;
+		r->drun[thread] = run_keep(node, &n->wfp);
+	fpset_copy(&r->dfp[thread], &ev[n->event].fp);
+	r->dafter[thread] = ev[n->event].after;
 }
 
 /* The first step of thread @t not placed yet, or -1. */

@@ -61,12 +61,38 @@ struct spin_step {
 
 /* Per thread id. */
 static struct spinner {
-	struct spin_step hist[SPIN_HISTORY];
+	unsigned int gen;		/* the execution it was last cleared for */
 	int n;
-	struct spin_step cur;		/* the step in progress */
-	bool cur_valid;			/* cur is a step that can be in a turn */
 	int turn;			/* > 0: spinning, a turn of this many steps */
+	bool cur_valid;			/* cur is a step that can be in a turn */
+	struct spin_step cur;		/* the step in progress */
+	struct spin_step hist[SPIN_HISTORY];	/* last: rarely all touched */
 } spinners[RACE_NR_SLOTS + 1];
+static unsigned int spin_gen = 1;	/* this execution's (spin_reset) */
+
+/* A thread starts its function, or returns: nothing remembered. */
+static void spinner_clear(struct spinner *s)
+{
+	s->n = 0;
+	s->turn = 0;
+	s->cur_valid = false;
+}
+
+/*
+ * Thread @id's spinner, cleared if this execution has not used it yet: an
+ * execution touches the spinners of the threads that run, each some 4 KB,
+ * not every slot's.
+ */
+static struct spinner *spinner_of(int id)
+{
+	struct spinner *s = &spinners[id];
+
+	if (s->gen != spin_gen) {
+		spinner_clear(s);
+		s->gen = spin_gen;
+	}
+	return s;
+}
 
 /* The 8 bytes around @addr, read around ASan (the others may be a red
  * zone): a step changes only its own location, so comparing the word
@@ -210,7 +236,7 @@ static int find_turn(const struct spinner *s)
  */
 static void spin_arrive(struct race_thread *t)
 {
-	struct spinner *s = &spinners[t->id];
+	struct spinner *s = spinner_of(t->id);
 
 	if (s->cur_valid || t->step)
 		complete(s, t);
@@ -236,7 +262,7 @@ static void spin_arrive(struct race_thread *t)
  */
 void race_spin_before(const struct race_thread *t, const volatile void *addr)
 {
-	struct spinner *s = &spinners[t->id];
+	struct spinner *s = spinner_of(t->id);
 
 	if (s->cur_valid && s->cur.addr == addr) {
 		s->cur.before = word_at(addr);
@@ -247,7 +273,7 @@ void race_spin_before(const struct race_thread *t, const volatile void *addr)
 /* @t is spinning: a turn that would change nothing, and nothing changed. */
 static bool spinning(const struct race_thread *t)
 {
-	const struct spinner *s = &spinners[t->id];
+	const struct spinner *s = spinner_of(t->id);
 
 	return s->turn && !turn_changed(s);
 }
@@ -255,7 +281,7 @@ static bool spinning(const struct race_thread *t)
 /* "T1 spins in f.what, waiting for a write to @2 (read 0 there); " */
 static int spin_why(const struct race_thread *t, char *buf, size_t len)
 {
-	const struct spinner *s = &spinners[t->id];
+	const struct spinner *s = spinner_of(t->id);
 	const struct spin_step *h = s->hist + s->n - s->turn;
 	char name[48], where[48];
 	size_t n;
@@ -276,14 +302,9 @@ static int spin_why(const struct race_thread *t, char *buf, size_t len)
 	return n < len ? (int)n : (int)len - 1;
 }
 
-/* A thread starts its function, or returns: nothing remembered. */
 static void spin_forget(struct race_thread *t)
 {
-	struct spinner *s = &spinners[t->id];
-
-	s->n = 0;
-	s->turn = 0;
-	s->cur_valid = false;
+	spinner_clear(spinner_of(t->id));
 }
 
 static void spin_exit(const struct race_thread *t)
@@ -291,15 +312,10 @@ static void spin_exit(const struct race_thread *t)
 	spin_forget(race_thread_get(t->id));
 }
 
+/* A new execution: every spinner is cleared before its first use. */
 static void spin_reset(void)
 {
-	int id;
-
-	for (id = 0; id <= RACE_NR_SLOTS; id++) {
-		spinners[id].n = 0;
-		spinners[id].turn = 0;
-		spinners[id].cur_valid = false;
-	}
+	spin_gen++;
 }
 
 RACE_MODEL(spin_model) = {
