@@ -26,9 +26,11 @@ them.  Against the solutions, in one run:
     runs, twice: executions per second of the search as the race binary
     times it (wall clock: the child process's start and exit included,
     and whatever else the machine runs), and per CPU second of the
-    executions themselves (--cpu-time: neither the process's start nor
-    other work on the machine counts).  The load average is printed with
-    them.
+    executions themselves (--cpu-time: each OS thread's own clock, to the
+    nanosecond; neither the process's start nor other work on the machine
+    counts), with the page faults of those executions (13 us or more each
+    on the kit's VMs: what a short search's CPU varies with most).  The
+    load average is printed with them.
 
 Targets (issues 3, 10 and 19, 2 cores): first failure <= 50 ms median,
 >= 20x faster than stress, >= 10,000 executions/s, >= 10x fewer executions
@@ -67,7 +69,7 @@ BEFORE = (18243, 15651, 13057, 10421)
 # The figures the race binary and the stress loop print (not verdicts).
 FOUND = re.compile(r"^found after (\d+) executions? in ([\d.]+) ms", re.M)
 HELD = re.compile(r"^held: (\d+) executions? in ([\d.]+) ms \((\d+)/s\)", re.M)
-CPU = re.compile(r"^cpu: .* in its executions \((\d+)/s\)", re.M)
+CPU = re.compile(r"^cpu: .* in its executions \((\d+)/s\), (\d+) page faults", re.M)
 CLASSES = re.compile(r"^classes: (\d+) distinct partial orders in (\d+) executions", re.M)
 STRESS = re.compile(r"^STRESS (failed after|no failure in) (\d+) iterations in ([\d.]+) ms", re.M)
 
@@ -168,15 +170,18 @@ def exhaust_table(rows):
 
 def rate(binary, scenario, args):
     """Median dfs executions/s over RATE_RUNS runs: (of the search, wall
-    clock; of its executions, CPU time)."""
-    wall, cpu = [], []
+    clock; of its executions, CPU time; their page faults)."""
+    wall, cpu, faults = [], [], []
     for _ in range(RATE_RUNS):
         out, _ = sh([binary, "run", scenario, "--cpu-time"] + list(args))
         m, c = HELD.search(out), CPU.search(out)
         if m and c:
             wall.append(int(m.group(3)))
             cpu.append(int(c.group(1)))
-    return (statistics.median(wall), statistics.median(cpu)) if wall else (0, 0)
+            faults.append(int(c.group(2)))
+    if not wall:
+        return 0, 0, 0
+    return statistics.median(wall), statistics.median(cpu), statistics.median(faults)
 
 
 def rate_table(labs):
@@ -184,7 +189,8 @@ def rate_table(labs):
     ratios of the contexts' CPU rate to BEFORE, and their search rates."""
     print("dfs executions/s (median of %d runs; load average %s)" % (
         RATE_RUNS, " ".join("%.1f" % x for x in os.getloadavg())))
-    print("  %-38s %8s %17s %17s %7s" % ("", "before", "OS threads", "contexts", "ratio"))
+    print("  %-38s %8s %17s %17s %7s %7s" % ("", "before", "OS threads", "contexts", "ratio",
+                                              "faults"))
     print("  %-38s %8s %8s %8s %8s %8s" % ("", "", "search", "CPU", "search", "CPU"))
     ratios, searches = [], []
     for (what, n, scenario, extra), before in zip(RATES, BEFORE):
@@ -193,12 +199,13 @@ def rate_table(labs):
         new = rate(binary, scenario, extra)
         ratios.append(new[1] / before)
         searches.append(new[0])
-        print("  %-38s %8d %8d %8d %8d %8d %6.1fx   lab %d %s %s" % (
-            what, before, old[0], old[1], new[0], new[1], ratios[-1], n, scenario,
+        print("  %-38s %8d %8d %8d %8d %8d %6.1fx %7d   lab %d %s %s" % (
+            what, before, old[0], old[1], new[0], new[1], ratios[-1], new[2], n, scenario,
             " ".join(extra)))
     print("  (before: docs/reproducer.md before issue 19, unloaded; search: as the race "
           "binary times it, process start and exit included; CPU: the executions' own; "
-          "ratio: contexts' CPU rate / before; load average now %s)" % (
+          "ratio: contexts' CPU rate / before; faults: the contexts' executions' page "
+          "faults; load average now %s)" % (
               " ".join("%.1f" % x for x in os.getloadavg())))
     print()
     return ratios, searches

@@ -821,7 +821,8 @@ static void store_done(struct race_thread *t, struct wthread *w, long value)
 static void rmw_done(struct race_thread *t, struct wthread *w)
 {
 	unsigned long long now = word_get(w->wa);
-	struct store *last = &stores[locs[w->loc].newest], *s;
+	int last_n = locs[w->loc].newest;
+	struct store *last = &stores[last_n], *s;
 	bool full = (w->how & RACE_FULL) == RACE_FULL;
 
 	if (now == w->w0) {		/* failed: a relaxed load */
@@ -839,6 +840,7 @@ static void rmw_done(struct race_thread *t, struct wthread *w)
 	if (!strcmp(t->what, "spin_trylock"))
 		unlock_lock(w);
 	s = store_new(t, w, now, w->how & RACE_RELEASE);
+	last = &stores[last_n];		/* stores[] may have moved */
 	s->rmw = true;
 	join(&s->c, &last->c);		/* the LKMM's rmw-sequence */
 	join(&s->w, &last->w);
@@ -902,6 +904,7 @@ void race_weak_lock_acquired(struct race_thread *t, const volatile void *word)
 	struct store *last, *s;
 	unsigned long long next;
 	struct loc *l;
+	int last_n;
 
 	flush_plain();
 	w->wa = (uintptr_t)word & ~(uintptr_t)7;
@@ -911,13 +914,15 @@ void race_weak_lock_acquired(struct race_thread *t, const volatile void *word)
 	if (!l->live)
 		loc_restart(l, w->w0);
 	w->loc = l - locs;
-	last = &stores[l->newest];
+	last_n = l->newest;
+	last = &stores[last_n];
 	see(last, t->id);
 	acquire(w, last);
 	unlock_lock(w);
 	next = w->w0;
 	memcpy((char *)&next + ((uintptr_t)word - w->wa), &one, sizeof(one));
 	s = store_new(t, w, next, false);
+	last = &stores[last_n];		/* stores[] may have moved */
 	s->rmw = true;
 	s->value = 1;
 	s->known = true;
