@@ -57,6 +57,7 @@ struct kmem_cache {
 	void (*ctor)(void *);
 	struct slab_obj *freelist;	/* reusable objects, newest first */
 	long live;
+	struct kmem_cache *next_spare;	/* destroyed: on spare_caches */
 };
 
 static pthread_mutex_t slab_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -112,6 +113,28 @@ static void record_free(struct slab_obj *o)
 {
 	o->link = spare_records;
 	spare_records = o;
+}
+
+/*
+ * A destroyed cache's struct is bookkeeping too, and a spare for the next
+ * kmem_cache_create(): the reproducer creates and destroys a cache or two
+ * in most executions.  Under the slab lock.
+ */
+static struct kmem_cache *spare_caches;
+
+static struct kmem_cache *cache_new(void)
+{
+	struct kmem_cache *s;
+
+	slab_lock();
+	s = spare_caches;
+	if (s)
+		spare_caches = s->next_spare;
+	slab_unlock();
+	if (!s)
+		return calloc(1, sizeof(*s));
+	memset(s, 0, sizeof(*s));
+	return s;
 }
 
 static void registry_add(struct slab_obj *o)
@@ -331,7 +354,7 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size,
 				     size_t align, unsigned long flags,
 				     void (*ctor)(void *))
 {
-	struct kmem_cache *s = calloc(1, sizeof(*s));
+	struct kmem_cache *s = cache_new();
 
 	if (!s)
 		return NULL;
@@ -369,9 +392,11 @@ void kmem_cache_destroy(struct kmem_cache *s)
 	for (o = registry.next; o != &registry; o = o->next)
 		if (o->cache == s && o->freed)
 			o->cache = &destroyed_cache;	/* outlives @s */
+	if (!s->live) {
+		s->next_spare = spare_caches;
+		spare_caches = s;
+	}
 	slab_unlock();
-	if (!s->live)
-		free(s);
 }
 
 void *__kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp __maybe_unused,

@@ -181,17 +181,24 @@ struct wthread {
 
 /*
  * An execution's locations and words, dense in the order it first touched
- * them, found by their address through a hash index.  (Slots spread over
- * a table of HASH_SIZE locations cost a cache miss, and in each new search
- * process a page fault, on most accesses.)
+ * them, found by their address through a hash index with twice as many
+ * entries as are used, doubled as it fills (from 256; it keeps its size
+ * from one execution to the next).  (An index sized for the most an
+ * execution may use, HASH_SIZE, spread the lookups of each new search
+ * process over its pages, a page fault apiece: 13 us or more each on the
+ * kit's VMs, about 130 a search of two_lookups_vs_delete.)
  */
 struct hindex {
 	unsigned int gen;		/* the execution it was set in */
 	int n;				/* the slot's place in the dense array */
 };
+struct hash {
+	struct hindex *index;		/* mapped memory (race_vmem_resize) */
+	unsigned int size;		/* a power of two */
+};
 static struct loc locs[HASH_SIZE / 2];
 static struct word words[HASH_SIZE / 2];
-static struct hindex loc_index[HASH_SIZE], word_index[HASH_SIZE];
+static struct hash loc_hash, word_hash;
 static int nr_used_locs, nr_used_words;
 static unsigned int gen;
 
@@ -246,36 +253,70 @@ static void word_put(uintptr_t a, unsigned long long w)
 	*(volatile unsigned long long *)a = w;
 }
 
-static unsigned int hash(uintptr_t a)
+/* @a's first entry in an index of @size entries. */
+static unsigned int hash(uintptr_t a, unsigned int size)
 {
-	return (unsigned int)((a * 0x9e3779b97f4a7c15ULL) >> 40) & (HASH_SIZE - 1);
+	return (unsigned int)((a * 0x9e3779b97f4a7c15ULL) >> 40) & (size - 1);
+}
+
+/* @key's entry in @hs: where it is, or the free one that ends its chain. */
+static struct hindex *hash_entry(const struct hash *hs, const void *table,
+				 size_t stride, uintptr_t key)
+{
+	unsigned int h = hash(key, hs->size);
+	const struct slot *s;
+
+	for (;; h = (h + 1) & (hs->size - 1)) {
+		if (hs->index[h].gen != gen)
+			return &hs->index[h];
+		s = (const struct slot *)((const char *)table + hs->index[h].n * stride);
+		if (s->key == key)
+			return &hs->index[h];
+	}
+}
+
+/* @hs doubled (or made), the @nr_used slots of @table in it again. */
+static void hash_grow(struct hash *hs, const void *table, size_t stride,
+		      int nr_used)
+{
+	struct hash old = *hs;
+	struct hindex *e;
+	int i;
+
+	hs->size = old.size ? 2 * old.size : 256;
+	hs->index = race_vmem_resize(NULL, 0, hs->size * sizeof(*hs->index));
+	for (i = 0; i < nr_used; i++) {
+		e = hash_entry(hs, table, stride, ((const struct slot *)
+				((const char *)table + i * stride))->key);
+		e->gen = gen;
+		e->n = i;
+	}
+	race_vmem_free(old.index, old.size * sizeof(*old.index));
 }
 
 /*
  * The slot of @key in @table (dense, @stride bytes each, starting with a
- * struct slot; *@nr_used taken in this execution, found through @index),
+ * struct slot; *@nr_used taken in this execution, found through @hs),
  * taken for it if @create; NULL if absent.
  */
-static struct slot *probe(void *table, size_t stride, struct hindex *index, int *nr_used,
+static struct slot *probe(void *table, size_t stride, struct hash *hs, int *nr_used,
 			  uintptr_t key, bool create, const char *what)
 {
-	unsigned int h = hash(key);
+	struct hindex *e;
 	struct slot *s;
 
-	for (;; h = (h + 1) & (HASH_SIZE - 1)) {
-		if (index[h].gen != gen)
-			break;
-		s = (struct slot *)((char *)table + index[h].n * stride);
-		if (s->key == key)
-			return s;
-	}
+	if (!hs->size || (create && 2 * (*nr_used + 1) > (int)hs->size))
+		hash_grow(hs, table, stride, *nr_used);
+	e = hash_entry(hs, table, stride, key);
+	if (e->gen == gen)
+		return (struct slot *)((char *)table + e->n * stride);
 	if (!create)
 		return NULL;
 	if (*nr_used >= HASH_SIZE / 2)
 		race_fail("bug", "the weak memory model tracks at most %d %s "
 			  "per execution", HASH_SIZE / 2, what);
-	index[h].gen = gen;
-	index[h].n = *nr_used;
+	e->gen = gen;
+	e->n = *nr_used;
 	s = (struct slot *)((char *)table + (*nr_used)++ * stride);
 	memset(s, 0, stride);
 	s->key = key;
@@ -286,14 +327,14 @@ static struct slot *probe(void *table, size_t stride, struct hindex *index, int 
 /* The location at @addr, new if @create. */
 static struct loc *loc_find(const volatile void *addr, bool create)
 {
-	return (struct loc *)probe(locs, sizeof(*locs), loc_index, &nr_used_locs,
+	return (struct loc *)probe(locs, sizeof(*locs), &loc_hash, &nr_used_locs,
 				   (uintptr_t)addr, create, "locations");
 }
 
 /* The aligned word at @a. */
 static struct word *word_find(uintptr_t a)
 {
-	return (struct word *)probe(words, sizeof(*words), word_index,
+	return (struct word *)probe(words, sizeof(*words), &word_hash,
 				    &nr_used_words, a, true, "words");
 }
 

@@ -122,6 +122,7 @@ struct race_observer {
 	void (*end)(void);
 };
 void *race_vmem_resize(void *p, size_t old, size_t size);
+void race_vmem_free(void *p, size_t size);
 void *race_grow(void *a, long n, long *cap, size_t size);
 void race_grow_free(void *a, long cap, size_t size);
 

@@ -47,6 +47,13 @@ void *race_vmem_resize(void *p, size_t old, size_t size)
 	return q;
 }
 
+/** race_vmem_free - unmap @p, of @size bytes from race_vmem_resize() (or NULL) */
+void race_vmem_free(void *p, size_t size)
+{
+	if (p)
+		munmap(p, size);
+}
+
 /* The bytes mapped for an array of @cap elements of @size bytes. */
 static size_t grow_bytes(long cap, size_t size)
 {
@@ -79,6 +86,5 @@ void *race_grow(void *a, long n, long *cap, size_t size)
 /** race_grow_free - unmap @a, grown by race_grow() to @cap elements of @size */
 void race_grow_free(void *a, long cap, size_t size)
 {
-	if (a)
-		munmap(a, grow_bytes(cap, size));
+	race_vmem_free(a, grow_bytes(cap, size));
 }
