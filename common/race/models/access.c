@@ -30,7 +30,7 @@ static int access_kind(const char *what, unsigned int how)
 {
 	if (!(how & RACE_STORE))
 		return RACE_FP_LOAD;
-	return what[0] == 's' && !strcmp(what, "spin_unlock") ? RACE_FP_UNLOCK :
+	return race_streq(what, "spin_unlock") ? RACE_FP_UNLOCK :
 		RACE_FP_STORE;
 }
 

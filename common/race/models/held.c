@@ -16,14 +16,13 @@
  * step of its own).  spinlock_t's first field is the lock word, so lock,
  * trylock and unlock steps name one address.
  */
-#include <string.h>
 
 #include "race/models/models.h"
 
 /* Whether @s is labelled "*.@what" (the first byte first: most are not). */
 static bool label_is(const struct race_step *s, const char *what)
 {
-	return s->what[0] == what[0] && !strcmp(s->what, what);
+	return race_streq(s->what, what);
 }
 
 /* Whether @s is a step of thread @id labelled "*.@what". */

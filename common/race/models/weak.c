@@ -757,7 +757,7 @@ const char *race_weak_access(struct race_thread *t, const volatile void *addr,
 /* rcu_dereference heads an address dependency, as READ_ONCE does. */
 static bool acquires(const struct race_thread *t, unsigned int how)
 {
-	return (how & RACE_ACQUIRE) && strcmp(t->what, "rcu_dereference");
+	return (how & RACE_ACQUIRE) && !race_streq(t->what, "rcu_dereference");
 }
 
 /* The load is done: memory holds the newest store again. */
@@ -878,14 +878,14 @@ static void rmw_done(struct race_thread *t, struct wthread *w)
 		acquire(w, last);
 	else
 		learn(w, last);
-	if (!strcmp(t->what, "spin_trylock"))
+	if (race_streq(t->what, "spin_trylock"))
 		unlock_lock(w);
 	s = store_new(t, w, now, w->how & RACE_RELEASE);
 	last = &stores[last_n];		/* stores[] may have moved */
 	s->rmw = true;
 	join(&s->c, &last->c);		/* the LKMM's rmw-sequence */
 	join(&s->w, &last->w);
-	if (!strcmp(t->what, "spin_unlock")) {
+	if (race_streq(t->what, "spin_unlock")) {
 		w->unl = s->c;
 		w->unlw = s->w;
 		w->unlocked = true;

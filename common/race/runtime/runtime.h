@@ -43,6 +43,20 @@
 #define RACE_LABEL_LEN		64
 #define RACE_MSG_LEN		4096
 
+/**
+ * race_streq - whether @a and @b are the same string
+ *
+ * A loop, not strcmp(): the race binary links ASan, whose strcmp checks
+ * the shadow of both strings, and the models compare a step's label with
+ * another at most steps.
+ */
+static inline bool race_streq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
 /* What a value or an address is, once the objects have been asked. */
 enum race_ref {
 	RACE_REF_NONE,	/* no value / no object */
