@@ -66,7 +66,8 @@ static size_t grow_bytes(long cap, size_t size)
  * race_grow - the array @a of @n elements of @size bytes, *@cap of them
  * mapped, with room for one more (doubled when full, from 64)
  *
- * Returns the array, perhaps moved, zero beyond what was written.  It is
+ * Returns the array, perhaps moved (a pointer into the old one is no
+ * longer valid: mremap unmaps it), zero beyond what was written.  It is
  * mapped memory (race_vmem_resize): give it back with race_grow_free(),
  * not free().
  */
