@@ -70,7 +70,8 @@ static struct spinner {
 } spinners[RACE_NR_SLOTS + 1];
 static unsigned int spin_gen = 1;	/* this execution's (spin_reset) */
 
-/* A thread starts its function, or returns: nothing remembered. */
+/* Nothing remembered: a thread starts its function or returns, or an
+ * execution uses the spinner the first time. */
 static void spinner_clear(struct spinner *s)
 {
 	s->n = 0;
