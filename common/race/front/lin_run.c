@@ -25,7 +25,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "race/front/lincheck.h"
 #include "race/models/weak.h"
@@ -427,13 +426,6 @@ struct totals {
 	int done;
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* A generated scenario failed: say which, how to see it again, and why. */
 static void report(const struct lin_scenario *s, int i, int n, int lab,
@@ -554,7 +546,7 @@ int race_lin_cmd_run(const char *name, int lab, const char *out,
 	run.tot = race_shared_alloc(sizeof(*run.tot));
 	printf("== %s (must-hold): %d scenarios generated from %s\n", name, n,
 	       spec->summary);
-	t0 = now_ms();
+	t0 = race_clock_ms(CLOCK_MONOTONIC);
 	/*
 	 * The scenarios run in one search process until one does not hold;
 	 * that one is searched again alone, and its own process's verdict and
@@ -566,12 +558,12 @@ int race_lin_cmd_run(const char *name, int lab, const char *out,
 		i = race_search_many(i, n, prepare, held);
 		if (i >= n)
 			break;
-		t1 = now_ms();
+		t1 = race_clock_ms(CLOCK_MONOTONIC);
 		failed = search_one(i);
 		if (failed)
-			report(&s[i], i, n, lab, out, binary, now_ms() - t1);
+			report(&s[i], i, n, lab, out, binary, race_clock_ms(CLOCK_MONOTONIC) - t1);
 	}
-	ms = now_ms() - t0;
+	ms = race_clock_ms(CLOCK_MONOTONIC) - t0;
 	tot = *run.tot;
 	if (failed) {
 		got = race_sh->kind;

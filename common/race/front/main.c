@@ -57,7 +57,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "race/front/lincheck.h"
 #include "race/models/weak.h"
@@ -251,15 +250,6 @@ static int parse_options(int argc, char **argv, struct cmdline *cl, char **names
 }
 
 static double search_ms;
-
-/* Monotonic milliseconds. */
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* ", dfs up to 2 preemptions (bound 0: 2, ...), space exhausted ..."; a
  * search that started at its top bound (race_search_top_first): "(bound
@@ -476,9 +466,9 @@ static int cmd_run(struct cmdline *cl, const char *argv0)
 	if (race_weak)
 		printf("memory: weak (a load may read an older store: "
 		       "docs/reproducer.md, \"The weak memory model\")\n");
-	search_ms = now_ms();
+	search_ms = race_clock_ms(CLOCK_MONOTONIC);
 	state = search(sc);
-	search_ms = now_ms() - search_ms;
+	search_ms = race_clock_ms(CLOCK_MONOTONIC) - search_ms;
 	race_opt.strategy->describe(desc, sizeof(desc));
 	if (state == RACE_RUN_FAIL) {
 		report_failure(cl, argv0, desc);

@@ -249,8 +249,12 @@ void race_carrier_switch(struct race_thread *from, struct race_thread *to)
 	race_set_self(from);
 }
 
-/* The CPU time so far of the OS thread whose clock is @clock, in ms. */
-static double clock_cpu_ms(clockid_t clock)
+/**
+ * race_clock_ms - the time of @clock, in ms (CLOCK_MONOTONIC: a wall
+ * clock; a CPU-time clock: the CPU its thread or process used so far); 0
+ * if it cannot be read
+ */
+double race_clock_ms(clockid_t clock)
 {
 	struct timespec ts;
 
@@ -271,12 +275,12 @@ static double clock_cpu_ms(clockid_t clock)
  */
 double race_carriers_cpu_ms(void)
 {
-	double ms = clock_cpu_ms(CLOCK_THREAD_CPUTIME_ID);
+	double ms = race_clock_ms(CLOCK_THREAD_CPUTIME_ID);
 	clockid_t clock;
 	int i;
 
 	for (i = 0; i < RACE_NR_SLOTS; i++)
 		if (carriers[i].os && !pthread_getcpuclockid(carriers[i].pt, &clock))
-			ms += clock_cpu_ms(clock);
+			ms += race_clock_ms(clock);
 	return ms;
 }

@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "compiler.h"
 #include "race/scenario.h"
@@ -135,6 +136,9 @@ struct race_observer {
 	void (*step)(long nr, const volatile void *addr);
 	void (*end)(void);
 };
+/* carrier.c */
+double race_clock_ms(clockid_t clock);
+
 void *race_vmem_resize(void *p, size_t old, size_t size);
 void race_vmem_free(void *p, size_t size);
 void *race_grow(void *a, long n, long *cap, size_t size);
