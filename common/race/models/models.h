@@ -72,5 +72,7 @@ int race_irqs_off(int id);
 
 /* rcu.c */
 void race_rcu_flush(void);
+long race_rcu_section_ending(int id);
+bool race_rcu_waits_for(int waiter, int reader, long sect);
 
 #endif /* KIT_RACE_MODELS_H */

@@ -70,6 +70,43 @@ static bool gp_elapsed(const struct gp_snap *g)
 	return true;
 }
 
+/* Whether @g waits for section @sect of thread @reader. */
+static bool gp_waits_for(const struct gp_snap *g, int reader, long sect)
+{
+	return (g->mask & (1u << reader)) && g->seq[reader] == (unsigned long)sect;
+}
+
+/**
+ * race_rcu_section_ending - the read-side section that thread @id's
+ * rcu_read_unlock, at its point now, ends: its number, or -1 where the
+ * unlock only leaves a nested one
+ */
+long race_rcu_section_ending(int id)
+{
+	return nesting[id] == 1 ? (long)sections[id] : -1;
+}
+
+/**
+ * race_rcu_waits_for - whether thread @waiter, at its point, waits for
+ * section @sect of thread @reader (race_rcu_section_ending) to end: the
+ * grace period of its synchronize_rcu, or for the RCU thread the one of
+ * the callback it runs next, started while that section was open
+ *
+ * Guarantees: where true, the waiter's step cannot run before that
+ * section's rcu_read_unlock, in any order of the steps since the grace
+ * period started: the two are never enabled together.
+ */
+bool race_rcu_waits_for(int waiter, int reader, long sect)
+{
+	if (sect < 0 || reader < 1 || reader > RACE_NR_SLOTS)
+		return false;
+	if (waiter == race_nr_workers() + 1)
+		return cb_head < cb_tail &&
+		       gp_waits_for(&callbacks[cb_head % RACE_MAX_CALLBACKS].gp, reader, sect);
+	return waiter >= 1 && waiter <= RACE_NR_SLOTS &&
+	       gp_waits_for(&sync_gp[waiter], reader, sect);
+}
+
 /* "T1 waits in f.synchronize_rcu for ...; " */
 static int waits(const struct race_thread *t, const char *what, char *buf,
 		 size_t len)
@@ -191,6 +228,7 @@ bool race_synchronize_rcu(const char *fn)
 		race_weak_gp_start(t);
 	race_sched_footprint(RACE_FP_RCU_W, NULL, 0, fence());
 	race_sched_point(&sync_wait, fn, "synchronize_rcu", NULL);
+	sync_gp[t->id].mask = 0;	/* elapsed: it waits for nobody now */
 	if (race_weak)
 		race_weak_gp_end(t);
 	return true;
@@ -299,6 +337,7 @@ static void rcu_reset(void)
 		nesting[id] = 0;
 		preempt_depth[id] = 0;
 		sections[id] = 0;
+		sync_gp[id].mask = 0;
 	}
 	cb_head = cb_tail = cb_done = 0;
 	rcu->state = RACE_TS_POINT;
