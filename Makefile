@@ -67,7 +67,10 @@
 #                             run a kernel-style C litmus test (or every
 #                             *.litmus under d) under the reproducer's weak
 #                             memory model: herd7's shape of answer
-#   make bench-race           reproducer figures (a benchmark, not a test)
+#   make bench-race [AGAINST=rev]
+#                             reproducer figures (a benchmark, not a test);
+#                             AGAINST: only executions/s, side by side with
+#                             commit rev's reproducer (e2c210d: issue 19's)
 #   make print-labs           the labs' manifests, as JSON (print-lab N=1: one)
 #   make clean
 #
@@ -210,7 +213,7 @@ flaky: | $(DEPS_BUILD)
 	--impl $(if $(filter command line,$(origin IMPL)),$(IMPL),solutions)
 
 bench-race: | $(DEPS_BUILD)
-	@$(PYTHON) tools/bench_race.py --build-root $(BUILD)
+	@$(PYTHON) tools/bench_race.py --build-root $(BUILD) $(if $(AGAINST),--against $(AGAINST))
 
 bench-lab4: $(BENCH4_BIN)
 	@$(BENCH4_BIN)

@@ -32,6 +32,15 @@ them.  Against the solutions, in one run:
     on the kit's VMs: what a short search's CPU varies with most).  The
     load average is printed with them.
 
+With --against REV (make bench-race AGAINST=REV), only the rate rows, side
+by side with the reproducer of commit REV: its tree (git archive) built
+under BUILD/bench-race/REV, and its race binaries run in turn with this
+tree's, RATE_RUNS times each, on the same machine in the same minutes.
+That build is timed as its binary times its search (wall clock, as
+before issue 19 every figure was); this one both so and by its
+executions' CPU.  Against e2c210d it is the figure of issue 19 measured,
+not recalled.
+
 Targets (issues 3, 10 and 19, 2 cores): first failure <= 50 ms median,
 >= 20x faster than stress, >= 10,000 executions/s, >= 10x fewer executions
 with the reduction on the largest scenario, >= 5x the executions/s before
@@ -41,11 +50,13 @@ library only.
 import argparse
 import os
 import re
+import shutil
 import statistics
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kit import layout, proc, race  # noqa: E402
+from kit import ROOT, layout, proc, race  # noqa: E402
 
 RUNS = 11
 STRESS_RUNS = 3
@@ -211,6 +222,58 @@ def rate_table(labs):
     return ratios, searches
 
 
+def build_rev(rev, build_root):
+    """The race binaries of commit @rev, built from its tree under
+    BUILD/bench-race/REV: {lab: binary}."""
+    where = os.path.join(os.path.abspath(build_root), "bench-race", rev)
+    if not os.path.isdir(where):
+        os.makedirs(where + ".tmp", exist_ok=True)
+        tar = subprocess.run(["git", "-C", ROOT, "archive", rev],
+                             stdout=subprocess.PIPE, check=False)
+        if tar.returncode:
+            shutil.rmtree(where + ".tmp")
+            sys.exit("bench: git archive %s failed: is it a commit of this clone?" % rev)
+        subprocess.run(["tar", "-x", "-C", where + ".tmp"], input=tar.stdout, check=True)
+        os.rename(where + ".tmp", where)
+    r = proc.run(["make", "-C", where, "-j2", "IMPL=solutions", "race-bench-bins"], 1800)
+    if not r.ok:
+        sys.exit("bench: %s's race binaries did not build:\n%s" % (rev, "\n".join(r.tail(20))))
+    return {n: os.path.join(where, "build", "solutions", "race", "lab%d" % n, "race")
+            for n in {row[1] for row in RATES}}
+
+
+def against_table(labs, rev, old_bins):
+    """The RATES rows, this tree against commit @rev's binaries, run in
+    turn: the ratios of this tree's CPU rate and search rate to rev's."""
+    print("dfs executions/s against %s, side by side (median of %d runs each, in turn; "
+          "load average %s)" % (rev, RATE_RUNS, " ".join("%.1f" % x for x in os.getloadavg())))
+    print("  %-38s %9s %9s %7s %9s %7s" % ("", rev[:9], "search", "ratio", "CPU", "ratio"))
+    cpu_ratios = []
+    for what, n, scenario, extra in RATES:
+        old, wall, cpu = [], [], []
+        for _ in range(RATE_RUNS):
+            out, _ = sh([old_bins[n], "run", scenario] + list(extra))
+            m = HELD.search(out)
+            if m:
+                old.append(int(m.group(3)))
+            out, _ = sh([labs[n].bins["race"], "run", scenario, "--cpu-time"] + list(extra))
+            m, c = HELD.search(out), CPU.search(out)
+            if m and c:
+                wall.append(int(m.group(3)))
+                cpu.append(int(c.group(1)))
+        if not (old and wall):
+            sys.exit("bench: %s gave no rate with one of the two builds" % scenario)
+        o, w, c = (statistics.median(x) for x in (old, wall, cpu))
+        cpu_ratios.append(c / o)
+        print("  %-38s %9d %9d %6.1fx %9d %6.1fx   lab %d %s %s" % (
+            what, o, w, w / o, c, c / o, n, scenario, " ".join(extra)))
+    print("  (%s: its search, as its race binary times it; search: this tree's, the same "
+          "way; CPU: this tree's executions' own CPU; ratios to %s; load average now %s)" % (
+              rev[:9], rev[:9], " ".join("%.1f" % x for x in os.getloadavg())))
+    print()
+    return cpu_ratios
+
+
 def class_table(labs):
     """Executions per class of every must-hold scenario of the labs (dfs
     within its own bound, with the reduction); the worst ratio."""
@@ -240,11 +303,19 @@ def class_table(labs):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build-root", default=os.environ.get("BUILD", "build"))
+    ap.add_argument("--against", metavar="REV",
+                    help="only the rate rows, side by side with commit REV's reproducer")
     args = ap.parse_args()
     r = proc.make(["race-bench-bins"], impl="solutions", build=args.build_root, jobs=2)
     if not r.ok:
         sys.exit("bench: build failed:\n" + r.out)
     labs = {lab.n: lab for lab in layout.labs(impl="solutions", build=args.build_root)}
+    if args.against:
+        ratios = against_table(labs, args.against, build_rev(args.against, args.build_root))
+        print("target >= 5x executions/s (CPU):      %s (%s, against %s)" % (
+            "met" if min(ratios) >= 5 else "NOT met", ", ".join("%.1fx" % r for r in ratios),
+            args.against))
+        return 0
     litmus = os.path.join(labs[min(labs)].build, "race", "litmus", "race")
     print("race reproducer figures, %d CPUs\n" % os.cpu_count())
     worst_ms = worst_wall = 0.0
