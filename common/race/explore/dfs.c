@@ -94,8 +94,10 @@ static bool next_alternative(long n)
 		if (!(d->todo & ~d->tried & (1u << i)) ||
 		    (asleep & (1u << d->c.ids[i])))
 			continue;
-		if (d->preemptions + cost(d, i) > bound)
+		if (d->preemptions + cost(d, i) > bound) {
+			race_dpor_refused();
 			continue;
+		}
 		race_dpor_retire(n, d->c.ids[d->idx]);
 		d->idx = i;
 		d->tried |= 1u << i;

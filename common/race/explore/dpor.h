@@ -32,6 +32,7 @@ unsigned int race_dpor_asleep(long node);
 unsigned int race_dpor_asleep_now(const struct race_choice *c);
 unsigned int race_dpor_drowsy_now(void);
 unsigned int race_dpor_wanted(long node);
+void race_dpor_refused(void);
 bool race_dpor_blocked(void);
 void race_dpor_chose(long node, const struct race_choice *c, int thread,
 		     bool fresh);
