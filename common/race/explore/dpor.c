@@ -33,11 +33,12 @@
  *    this, lookup_vs_delete_reuse ran 29 executions for 19 classes, 7 of
  *    them conservative points equivalent to their reversal).
  *    Happens-before is a vector clock per step: a step happens after its
- *    thread's last step and after every earlier step dependent with it.  Under sequential consistency, what is tried is
- *    one of the race's initials -- a thread whose first step among those
- *    that must move before step i waits for none of them -- unless one is
- *    tried there already (source sets, Abdulla, Aronis, Jonsson and
- *    Sagonas, POPL 2014).  Under the weak model p is tried as well: a
+ *    thread's last step and after every earlier step dependent with it.
+ *    Under sequential consistency, what is tried is one of the race's
+ *    initials -- a thread whose first step among those that must move
+ *    before step i waits for none of them -- unless one is tried there
+ *    already (source sets, Abdulla, Aronis, Jonsson and Sagonas, POPL
+ *    2014).  Under the weak model p is tried as well: a
  *    load there has several outcomes, and an initial explored with one of
  *    them does not stand for p's (dup_files_vs_expand missed a class).
  *    A reversal that preempts a thread holding a lock the tried thread
