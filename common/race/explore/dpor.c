@@ -80,9 +80,9 @@
  * allocation, a plain access others race with), up to RACE_MAX_TOUCH of
  * them, then everything.  A sleeping thread's step was recorded in an
  * earlier execution: an allocation in it, or an object that does not
- * exist yet, lies anywhere (the slab hands out other memory each time).  A point whose model does not say
- * (race_point(), a model added later) touches everything, so a new model
- * never makes the reduction unsound.  Steps that are never enabled
+ * exist yet, lies anywhere (the slab hands out other memory each time).
+ * A point whose model does not say (race_point(), a model added later)
+ * touches everything, so a new model never makes the reduction unsound.  Steps that are never enabled
  * together do not race: spin_unlock and a spin_lock waiting for that
  * lock, call_rcu and the callback it queues, an rcu_read_unlock and the
  * end of a grace period that waits for the section it ends (without it,

@@ -100,9 +100,10 @@ bool race_rcu_waits_for(int waiter, int reader, long sect)
 {
 	if (sect < 0 || reader < 1 || reader > RACE_NR_SLOTS)
 		return false;
-	if (waiter == race_nr_workers() + 1)
+	if (waiter == race_nr_workers() + 1)	/* the RCU thread */
 		return cb_head < cb_tail &&
-		       gp_waits_for(&callbacks[cb_head % RACE_MAX_CALLBACKS].gp, reader, sect);
+		       gp_waits_for(&callbacks[cb_head % RACE_MAX_CALLBACKS].gp,
+				    reader, sect);
 	return waiter >= 1 && waiter <= RACE_NR_SLOTS &&
 	       gp_waits_for(&sync_gp[waiter], reader, sect);
 }
