@@ -82,13 +82,14 @@
  * earlier execution: an allocation in it, or an object that does not
  * exist yet, lies anywhere (the slab hands out other memory each time).
  * A point whose model does not say (race_point(), a model added later)
- * touches everything, so a new model never makes the reduction unsound.  Steps that are never enabled
- * together do not race: spin_unlock and a spin_lock waiting for that
- * lock, call_rcu and the callback it queues, an rcu_read_unlock and the
- * end of a grace period that waits for the section it ends (without it,
- * two_lookups_vs_delete ran 181 executions for 119 classes, 13 of them
- * cut short: the reversal wanted the RCU thread before the unlock, where
- * it cannot run, so every other thread was tried there instead).
+ * touches everything, so a new model never makes the reduction unsound.
+ * Steps that are never enabled together do not race: spin_unlock and a
+ * spin_lock waiting for that lock, call_rcu and the callback it queues,
+ * an rcu_read_unlock and the end of a grace period that waits for the
+ * section it ends (without it, two_lookups_vs_delete ran 181 executions
+ * for 119 classes, 13 of them cut short: the reversal wanted the RCU
+ * thread before the unlock, where it cannot run, so every other thread
+ * was tried there instead).
  */
 #include <stdint.h>
 #include <stdlib.h>
