@@ -48,9 +48,13 @@ import litmus_parse  # noqa: E402
 # sleeps after a switch from a waiting thread (explore/dpor.c).
 KNOWN = set()
 # The most executions per class a lab's must-hold scenario may take with
-# the reduction (a count, the same on every machine): 1.53 when the drowsy
-# threads and whole runs of explore/dpor.c came, 2.68 before.
-WORST_PER_CLASS = 1.6
+# the reduction (a count, the same on every machine): issue 19's target,
+# met (1.50, lab 4's lookup_vs_put_and_lock) once an rcu_read_unlock no
+# longer raced with the grace period waiting for it, BPOR's conservative
+# points waited for a refusal, and a whole run held 32 footprints; 1.53
+# when the drowsy threads and whole runs of explore/dpor.c came, 2.68
+# before.
+WORST_PER_CLASS = 1.5
 CLASSES = re.compile(r"^classes: (\d+) distinct partial orders in (\d+) executions", re.M)
 TIMEOUT = 600
 

@@ -102,7 +102,10 @@
 #define NSLOT	(RACE_NR_SLOTS + 1)	/* indexed by thread id */
 #define RING	1024			/* call_rcu steps remembered */
 #define CLASSES	(1 << 20)		/* --count-classes: hash set size */
-#define RUN_FP	16			/* a whole run's footprints */
+/* A whole run's footprints: at 16, dup_files_vs_expand's dup_files()
+ * (two locks, two arrays, a reference to each of nine files) did not fit,
+ * and its run was drowsy instead of asleep: 26 executions cut short. */
+#define RUN_FP	32
 #define LAZY	4			/* conservative points a node holds back */
 
 /*
