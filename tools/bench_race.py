@@ -244,31 +244,39 @@ def build_rev(rev, build_root):
 
 def against_table(labs, rev, old_bins):
     """The RATES rows, this tree against commit @rev's binaries, run in
-    turn: the ratios of this tree's CPU rate and search rate to rev's."""
-    print("dfs executions/s against %s, side by side (median of %d runs each, in turn; "
-          "load average %s)" % (rev, RATE_RUNS, " ".join("%.1f" % x for x in os.getloadavg())))
-    print("  %-38s %9s %9s %7s %9s %7s" % ("", rev[:9], "search", "ratio", "CPU", "ratio"))
+    turn: executions/s (the search's, and this tree's executions' CPU)
+    and the time the whole search took; the ratios of this tree's CPU
+    rate to rev's search rate."""
+    print("dfs against %s, side by side (median of %d runs each, in turn; load average %s)"
+          % (rev, RATE_RUNS, " ".join("%.1f" % x for x in os.getloadavg())))
+    print("  %-38s %-23s %-33s %s" % ("", rev[:9], "this tree", "ratios"))
+    print("  %-38s %6s %8s %7s %6s %8s %8s %7s %6s %6s %6s" % (
+        "", "execs", "ms", "/s", "execs", "ms", "/s", "CPU/s", "/s", "CPU/s", "ms"))
     cpu_ratios = []
     for what, n, scenario, extra in RATES:
-        old, wall, cpu = [], [], []
+        old, new, cpu = [], [], []
         for _ in range(RATE_RUNS):
             out, _ = sh([old_bins[n], "run", scenario] + list(extra))
             m = HELD.search(out)
             if m:
-                old.append(int(m.group(3)))
+                old.append((int(m.group(1)), float(m.group(2)), int(m.group(3))))
             out, _ = sh([labs[n].bins["race"], "run", scenario, "--cpu-time"] + list(extra))
             m, c = HELD.search(out), CPU.search(out)
             if m and c:
-                wall.append(int(m.group(3)))
+                new.append((int(m.group(1)), float(m.group(2)), int(m.group(3))))
                 cpu.append(int(c.group(1)))
-        if not (old and wall):
+        if not (old and new):
             sys.exit("bench: %s gave no rate with one of the two builds" % scenario)
-        o, w, c = (statistics.median(x) for x in (old, wall, cpu))
-        cpu_ratios.append(c / o)
-        print("  %-38s %9d %9d %6.1fx %9d %6.1fx   lab %d %s %s" % (
-            what, o, w, w / o, c, c / o, n, scenario, " ".join(extra)))
-    print("  (%s: its search, as its race binary times it; search: this tree's, the same "
-          "way; CPU: this tree's executions' own CPU; ratios to %s; load average now %s)" % (
+        o = [statistics.median(x[k] for x in old) for k in range(3)]
+        w = [statistics.median(x[k] for x in new) for k in range(3)]
+        c = statistics.median(cpu)
+        cpu_ratios.append(c / o[2])
+        print("  %-38s %6d %8.1f %7d %6d %8.1f %8d %7d %5.1fx %5.1fx %5.1fx   lab %d %s %s" % (
+            what, o[0], o[1], o[2], w[0], w[1], w[2], c, w[2] / o[2], c / o[2],
+            o[1] / max(w[1], 1e-3), n, scenario, " ".join(extra)))
+    print("  (execs, ms, /s: the search, as each race binary times it, process start and exit "
+          "included; CPU/s: this tree's executions per second of their own CPU; ratios: this "
+          "tree's to %s's, ms the time %s took over this tree's; load average now %s)" % (
               rev[:9], rev[:9], " ".join("%.1f" % x for x in os.getloadavg())))
     print()
     return cpu_ratios
