@@ -174,7 +174,12 @@ static void reap(int sig)
 	errno = e;
 }
 
-/* Serve @path until the parent dies: a process per request. */
+/*
+ * Serve @path until the parent dies: a process per request.  The socket
+ * is bound under another name and renamed to @path once it listens: a
+ * client that waits for @path to exist (kit/jailcc.py) never connects
+ * between bind() and listen(), which refuses it.
+ */
 static int serve(const char *path)
 {
 	struct sigaction sa = { .sa_handler = reap, .sa_flags = SA_RESTART };
@@ -184,14 +189,15 @@ static int serve(const char *path)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (strlen(path) >= sizeof(a.sun_path)) {
+	if (strlen(path) + 2 >= sizeof(a.sun_path)) {
 		fprintf(stderr, "ccfork: socket path too long: %s\n", path);
 		return 2;
 	}
-	strcpy(a.sun_path, path);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s~", path);
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	unlink(path);
-	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) || listen(s, 64)) {
+	unlink(a.sun_path);
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) || listen(s, 64) ||
+	    rename(a.sun_path, path)) {
 		perror("ccfork: serve");
 		return 2;
 	}
