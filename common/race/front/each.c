@@ -18,7 +18,10 @@
  * test cannot write: a run's output is its file, not this process's, and
  * this process is not dumpable (no other may open its files through
  * /proc or trace it).  A run still going after TIMEOUT seconds is killed
- * with every process it started (its own group).  With --first-failure,
+ * with every process it started (its own group); with a TIMEOUT of 0,
+ * every run is, at once (none ends within no time, however fast: whether
+ * it had ended when first looked at would depend on the machine's load).
+ * With --first-failure,
  * no run starts after one that did not exit 0.
  */
 #include <errno.h>
@@ -59,6 +62,16 @@ static void __noreturn each_child(const char *prefix, int i, const char *name,
 	exit(run(name, each_path(result, sizeof(result), prefix, i, "result")));
 }
 
+/* Kill @pid and its group, and reap it into @status: -1, "timeout". */
+static int each_kill(pid_t pid, int *status)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	return -1;
+}
+
 /* Wait for @pid at most @timeout_s seconds (SIGCHLD blocked); its status
  * in @status, or -1 once it and its group were killed for the time. */
 static int each_wait(pid_t pid, long timeout_s, int *status)
@@ -66,6 +79,8 @@ static int each_wait(pid_t pid, long timeout_s, int *status)
 	struct timespec end, now, left;
 	sigset_t chld;
 
+	if (timeout_s <= 0)
+		return each_kill(pid, status);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	clock_gettime(CLOCK_MONOTONIC, &end);
@@ -78,13 +93,8 @@ static int each_wait(pid_t pid, long timeout_s, int *status)
 			left.tv_sec--;
 			left.tv_nsec += 1000000000L;
 		}
-		if (left.tv_sec < 0) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-				;
-			return -1;
-		}
+		if (left.tv_sec < 0)
+			return each_kill(pid, status);
 		sigtimedwait(&chld, NULL, &left);
 	}
 	return 0;
