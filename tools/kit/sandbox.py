@@ -400,16 +400,19 @@ class Jail:
         if self.finished:
             return
         self.finished = True
+        inits = set()
         for _ in range(100):
             pids = [p for p in self.members() if p != os.getpid()]
             if not pids:
                 break
+            inits |= {p for p in pids if _namespace_init(p)}
             for p in pids:
                 try:
                     os.kill(p, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
             _reap(pids, self.top)
+        _await_inits(inits)
         reap_namespace_inits()
         if self.cgroups.oom_kills():
             self.hit = "memory"
@@ -675,12 +678,38 @@ def reap_namespace_inits():
     that is process 1 of a namespace of its own: never one that a Popen of
     this process, in whatever thread, waits for."""
     for pid in zombie_children():
-        nspid = _status(pid).get("NSpid", "").split()
-        if len(nspid) > 1 and nspid[-1] == "1":
+        if _namespace_init(pid):
             try:
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass
+
+
+def _namespace_init(pid):
+    """Whether @pid is process 1 of a PID namespace of its own."""
+    nspid = _status(pid).get("NSpid", "").split()
+    return len(nspid) > 1 and nspid[-1] == "1"
+
+
+def _await_inits(pids, timeout=1.0):
+    """Wait, at most @timeout s, until each killed namespace init @pids
+    is gone: reaped by its bwrap, or ended as our child and collected here.
+    Killed, it leaves the run's cgroup before it is a zombie, and it is
+    ours only once its bwrap is gone: collected before then, it stayed a
+    zombie after the run (one in ten runs, two make checks side by side)."""
+    me, deadline = str(os.getpid()), time.monotonic() + timeout
+    for p in pids:
+        while time.monotonic() < deadline:
+            st = _status(p)
+            if not st or not _namespace_init(p):
+                break                       # gone (or the pid is another's now)
+            if st.get("State", "")[:1] == "Z" and st.get("PPid") == me:
+                try:
+                    os.waitpid(p, 0)
+                except ChildProcessError:
+                    pass
+                break
+            time.sleep(0.002)
 
 
 def zombie_children():
