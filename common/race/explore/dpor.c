@@ -43,9 +43,9 @@
  *    initials -- a thread whose first step among those that must move
  *    before step i waits for none of them -- unless one is tried there
  *    already (source sets, Abdulla, Aronis, Jonsson and Sagonas, POPL
- *    2014).  Under the weak model p is tried as well: a
- *    load there has several outcomes, and an initial explored with one of
- *    them does not stand for p's (dup_files_vs_expand missed a class).
+ *    2014).  Under the weak model p is tried as well: a load there has
+ *    several outcomes, and an initial explored with one of them does not
+ *    stand for p's (dup_files_vs_expand missed a class).
  *    A reversal that preempts a thread holding a lock the tried thread
  *    takes later is also tried right after the acquisition, where the
  *    switch back is free once the tried thread waits for the lock.  An
@@ -75,9 +75,10 @@
  * execution with at most B preemptions is explored, by one of its
  * executions, where the reversals reach it -- at a race's own choice and
  * at BPOR's conservative one where that is tried; a class that needs a
- * preemption elsewhere too can be missed.  tests/race/test_reduction.py checks, at each
- * scenario's own bound, that the reduced search reaches every class the
- * full one does (--count-classes).
+ * preemption elsewhere too can be missed.  tests/race/test_reduction.py
+ * checks, at each scenario's own bound, that the reduced search reaches
+ * every class the full one does (--count-classes), and that no lab's
+ * must-hold scenario takes more than 1.5 executions per class.
  *
  * What a step touches comes from the models: an access to one location,
  * a lock word, a freed object, RCU -- its point's footprint -- and what
