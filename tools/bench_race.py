@@ -179,20 +179,28 @@ def exhaust_table(rows):
     return largest[1] / max(largest[0], 1)
 
 
+def search(binary, scenario, args, cpu=True):
+    """One dfs search that holds: (executions, ms, executions/s) as the race
+    binary times it, then, with @cpu, (executions/s, page faults) of its
+    executions' own CPU (--cpu-time); None if it printed no such figure."""
+    out, _ = sh([binary, "run", scenario] + (["--cpu-time"] if cpu else []) + list(args))
+    m, c = HELD.search(out), CPU.search(out)
+    if not m or (cpu and not c):
+        return None
+    held = (int(m.group(1)), float(m.group(2)), int(m.group(3)))
+    return held + ((int(c.group(1)), int(c.group(2))) if cpu else ())
+
+
+def medians(runs):
+    """The median of each field of @runs (tuples of one shape)."""
+    return [statistics.median(x[k] for x in runs) for k in range(len(runs[0]))]
+
+
 def rate(binary, scenario, args):
     """Median dfs executions/s over RATE_RUNS runs: (of the search, wall
     clock; of its executions, CPU time; their page faults)."""
-    wall, cpu, faults = [], [], []
-    for _ in range(RATE_RUNS):
-        out, _ = sh([binary, "run", scenario, "--cpu-time"] + list(args))
-        m, c = HELD.search(out), CPU.search(out)
-        if m and c:
-            wall.append(int(m.group(3)))
-            cpu.append(int(c.group(1)))
-            faults.append(int(c.group(2)))
-    if not wall:
-        return 0, 0, 0
-    return statistics.median(wall), statistics.median(cpu), statistics.median(faults)
+    runs = [r for r in (search(binary, scenario, args) for _ in range(RATE_RUNS)) if r]
+    return tuple(medians(runs)[2:]) if runs else (0, 0, 0)
 
 
 def rate_table(labs):
@@ -228,14 +236,15 @@ def build_rev(rev, build_root):
     where = os.path.join(os.path.abspath(build_root), "bench-race", rev)
     if not os.path.isdir(where):
         os.makedirs(where + ".tmp", exist_ok=True)
-        tar = subprocess.run(["git", "-C", ROOT, "archive", rev],
-                             stdout=subprocess.PIPE, check=False)
-        if tar.returncode:
+        tree = subprocess.run(["git", "-C", ROOT, "archive", rev],
+                              stdout=subprocess.PIPE, check=False)
+        if tree.returncode or subprocess.run(["tar", "-x", "-C", where + ".tmp"],
+                                             input=tree.stdout, check=False).returncode:
             shutil.rmtree(where + ".tmp")
-            sys.exit("bench: git archive %s failed: is it a commit of this clone?" % rev)
-        subprocess.run(["tar", "-x", "-C", where + ".tmp"], input=tar.stdout, check=True)
+            sys.exit("bench: no tree of %s (git archive): is it a commit of this clone?" % rev)
         os.rename(where + ".tmp", where)
-    r = proc.run(["make", "-C", where, "-j2", "IMPL=solutions", "race-bench-bins"], 1800)
+    r = proc.make(["race-bench-bins"], impl="solutions", build="build", jobs=2,
+                  timeout=1800, extra=["-C", where])
     if not r.ok:
         sys.exit("bench: %s's race binaries did not build:\n%s" % (rev, "\n".join(r.tail(20))))
     return {n: os.path.join(where, "build", "solutions", "race", "lab%d" % n, "race")
@@ -254,22 +263,14 @@ def against_table(labs, rev, old_bins):
         "", "execs", "ms", "/s", "execs", "ms", "/s", "CPU/s", "/s", "CPU/s", "ms"))
     cpu_ratios = []
     for what, n, scenario, extra in RATES:
-        old, new, cpu = [], [], []
+        old, new = [], []
         for _ in range(RATE_RUNS):
-            out, _ = sh([old_bins[n], "run", scenario] + list(extra))
-            m = HELD.search(out)
-            if m:
-                old.append((int(m.group(1)), float(m.group(2)), int(m.group(3))))
-            out, _ = sh([labs[n].bins["race"], "run", scenario, "--cpu-time"] + list(extra))
-            m, c = HELD.search(out), CPU.search(out)
-            if m and c:
-                new.append((int(m.group(1)), float(m.group(2)), int(m.group(3))))
-                cpu.append(int(c.group(1)))
+            old.append(search(old_bins[n], scenario, extra, cpu=False))
+            new.append(search(labs[n].bins["race"], scenario, extra))
+        old, new = [r for r in old if r], [r for r in new if r]
         if not (old and new):
             sys.exit("bench: %s gave no rate with one of the two builds" % scenario)
-        o = [statistics.median(x[k] for x in old) for k in range(3)]
-        w = [statistics.median(x[k] for x in new) for k in range(3)]
-        c = statistics.median(cpu)
+        o, (*w, c, _) = medians(old), medians(new)
         cpu_ratios.append(c / o[2])
         print("  %-38s %6d %8.1f %7d %6d %8.1f %8d %7d %5.1fx %5.1fx %5.1fx   lab %d %s %s" % (
             what, o[0], o[1], o[2], w[0], w[1], w[2], c, w[2] / o[2], c / o[2],
